@@ -1,0 +1,27 @@
+package io.txmsg.api;
+
+/**
+ * The outcome of {@link TxMessageTemplate#execute}.
+ *
+ * @param outcome {@link Outcome#COMMITTED}: this call committed the fact and the journal row;
+ *     {@link Outcome#ALREADY_COMMITTED}: an earlier attempt committed this eventId with the same
+ *     payload, the action was not run again and {@code value} is null
+ * @param value the action's result (null for ALREADY_COMMITTED)
+ * @param eventId the event
+ * @param attemptId this call's attempt
+ * @param halfCommitAcknowledged whether the proxy accepted the commit of the half message; false
+ *     is not a failure (check-back and the reconciler deliver it), and true is not delivery
+ */
+public record TxResult<R>(
+    Outcome outcome, R value, String eventId, String attemptId, boolean halfCommitAcknowledged) {
+
+  /** What happened to the fact. */
+  public enum Outcome {
+    COMMITTED,
+    ALREADY_COMMITTED
+  }
+
+  public boolean alreadyCommitted() {
+    return outcome == Outcome.ALREADY_COMMITTED;
+  }
+}

@@ -1,0 +1,36 @@
+package io.txmsg.store;
+
+import org.apache.ibatis.annotations.Param;
+
+/** Statements on the attempt table (SQL in AttemptMapper.xml, per dialect where it differs). */
+public interface AttemptMapper {
+  int insert(
+      @Param("attemptId") String attemptId,
+      @Param("eventId") String eventId,
+      @Param("storeId") String storeId,
+      @Param("state") String state);
+
+  /**
+   * The fencing insert with a bounded lock wait. On MariaDB the bound is part of the statement
+   * ({@code SET STATEMENT max_statement_time}); H2 and PostgreSQL get it from {@link
+   * #setLockTimeout} in the same short transaction.
+   */
+  int insertWithLockWait(
+      @Param("attemptId") String attemptId,
+      @Param("eventId") String eventId,
+      @Param("storeId") String storeId,
+      @Param("state") String state,
+      @Param("lockWaitMillis") long lockWaitMillis,
+      @Param("lockWaitSeconds") double lockWaitSeconds);
+
+  /** H2: session LOCK_TIMEOUT; PostgreSQL: SET LOCAL lock_timeout. Not for MySQL. */
+  void setLockTimeout(@Param("lockWaitMillis") long lockWaitMillis);
+
+  /** H2 only: the session's current LOCK_TIMEOUT, to restore it after the fence. */
+  Long currentLockTimeout();
+
+  String selectState(@Param("attemptId") String attemptId);
+
+  /** The pre-commit self-check: locks and reads this attempt's own row. */
+  String selectStateForUpdate(@Param("attemptId") String attemptId);
+}

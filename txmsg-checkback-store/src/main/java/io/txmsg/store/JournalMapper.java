@@ -1,0 +1,66 @@
+package io.txmsg.store;
+
+import java.util.List;
+import org.apache.ibatis.annotations.Param;
+
+/** Statements on the journal table (SQL in JournalMapper.xml, per dialect where it differs). */
+public interface JournalMapper {
+  /** Inserts a PENDING row whose next_retry_at is now + republishAfterMillis. */
+  int insert(@Param("row") JournalRow row, @Param("republishAfterMillis") long republishAfterMillis);
+
+  JournalRow findById(@Param("eventId") String eventId);
+
+  /** Delivery confirmation: PENDING/SENDING/RETRY rows among these become SENT. */
+  int markSent(@Param("eventIds") List<String> eventIds);
+
+  /** Counts a check-back on the row (for incidents: "how often did the broker ask?"). */
+  int recordCheckback(@Param("eventId") String eventId);
+
+  /**
+   * Candidates for the reconciler: PENDING/RETRY rows due, and SENDING rows whose lease expired.
+   * PostgreSQL and MariaDB lock them with FOR UPDATE SKIP LOCKED (call inside a short transaction
+   * followed by {@link #claim}); H2 returns them unlocked and relies on the conditional claim.
+   */
+  List<String> selectDue(@Param("limit") int limit);
+
+  /** Conditional claim of one due row: SENDING with a fresh owner token and lease. 0 = lost. */
+  int claim(
+      @Param("eventId") String eventId,
+      @Param("ownerToken") String ownerToken,
+      @Param("leaseMillis") long leaseMillis);
+
+  /** Republish accepted: back to PENDING awaiting confirmation, only while the token matches. */
+  int republished(
+      @Param("eventId") String eventId,
+      @Param("ownerToken") String ownerToken,
+      @Param("brokerMessageId") String brokerMessageId,
+      @Param("republishAfterMillis") long republishAfterMillis);
+
+  /** PROXY_ACK mode: SENT at once, only while the token matches. */
+  int republishedSent(
+      @Param("eventId") String eventId,
+      @Param("ownerToken") String ownerToken,
+      @Param("brokerMessageId") String brokerMessageId);
+
+  /** PROXY_ACK mode after the first commit: PENDING → SENT. */
+  int markSentByProducer(
+      @Param("eventId") String eventId, @Param("brokerMessageId") String brokerMessageId);
+
+  int retry(
+      @Param("eventId") String eventId,
+      @Param("ownerToken") String ownerToken,
+      @Param("delayMillis") long delayMillis,
+      @Param("errorCode") String errorCode,
+      @Param("errorMessage") String errorMessage);
+
+  int dead(
+      @Param("eventId") String eventId,
+      @Param("ownerToken") String ownerToken,
+      @Param("errorCode") String errorCode,
+      @Param("errorMessage") String errorMessage);
+
+  /** RETRY rows created before now − maxAgeMillis become DEAD with reason TOO_OLD. */
+  int deadTooOld(@Param("maxAgeMillis") long maxAgeMillis);
+
+  long countByStatus(@Param("status") String status);
+}

@@ -1,0 +1,157 @@
+-- txmsg schema version 1 for h2. ${prefix} is replaced by the configured table prefix
+-- (default "txmsg_"). Statements are separated by lines holding only ';'.
+-- Times are written from the database clock with millisecond precision.
+
+-- One row per producer attempt: the fence the check-back uses. Small and short-lived.
+CREATE TABLE ${prefix}attempt (
+  attempt_id    VARCHAR(64)  NOT NULL,
+  event_id      VARCHAR(64)  NOT NULL,
+  store_id      VARCHAR(64)  NOT NULL,
+  state         VARCHAR(16)  NOT NULL,
+  created_at    TIMESTAMP(3) NOT NULL DEFAULT LOCALTIMESTAMP(3),
+  CONSTRAINT ${prefix}attempt_pk PRIMARY KEY (attempt_id)
+)
+;
+CREATE INDEX ${prefix}attempt_created_ix ON ${prefix}attempt (created_at)
+;
+-- One row per committed event: the idempotency point, the outbox, what people inspect.
+CREATE TABLE ${prefix}journal (
+  event_id            VARCHAR(64)   NOT NULL,
+  attempt_id          VARCHAR(64)   NOT NULL,
+  store_id            VARCHAR(64)   NOT NULL,
+  aggregate_type      VARCHAR(64)   NOT NULL,
+  aggregate_id        VARCHAR(128)  NOT NULL,
+  aggregate_version   BIGINT        NOT NULL,
+  event_type          VARCHAR(64)   NOT NULL,
+  event_version       INT           NOT NULL,
+  destination         VARCHAR(127)  NOT NULL,
+  tag                 VARCHAR(128),
+  message_key         VARCHAR(128),
+  business_key        VARCHAR(128),
+  payload             VARBINARY NOT NULL,
+  payload_hash        CHAR(64)      NOT NULL,
+  content_type        VARCHAR(64),
+  headers             CHARACTER LARGE OBJECT,
+  status              VARCHAR(16)   NOT NULL,
+  owner_token         VARCHAR(64),
+  lease_until         TIMESTAMP(3),
+  retry_count         INT           NOT NULL DEFAULT 0,
+  next_retry_at       TIMESTAMP(3) NOT NULL,
+  checkback_count     INT           NOT NULL DEFAULT 0,
+  last_checkback_at   TIMESTAMP(3),
+  broker_message_id   VARCHAR(128),
+  last_error_code     VARCHAR(64),
+  last_error_message  VARCHAR(1000),
+  created_at          TIMESTAMP(3) NOT NULL DEFAULT LOCALTIMESTAMP(3),
+  sent_at             TIMESTAMP(3),
+  updated_at          TIMESTAMP(3) NOT NULL DEFAULT LOCALTIMESTAMP(3),
+  CONSTRAINT ${prefix}journal_pk PRIMARY KEY (event_id)
+)
+;
+CREATE INDEX ${prefix}journal_due_ix ON ${prefix}journal (status, next_retry_at)
+;
+CREATE INDEX ${prefix}journal_aggregate_ix ON ${prefix}journal (aggregate_type, aggregate_id, aggregate_version)
+;
+CREATE INDEX ${prefix}journal_business_key_ix ON ${prefix}journal (business_key)
+;
+CREATE INDEX ${prefix}journal_created_ix ON ${prefix}journal (created_at)
+;
+-- Consumer side: one row per (group, event); the unique key is the dedup claim.
+CREATE TABLE ${prefix}consume_log (
+  consumer_group     VARCHAR(64)   NOT NULL,
+  event_id           VARCHAR(64)   NOT NULL,
+  event_type         VARCHAR(64),
+  request_hash       CHAR(64)      NOT NULL,
+  status             VARCHAR(16)   NOT NULL,
+  result_ref         VARCHAR(256),
+  attempt            INT           NOT NULL DEFAULT 0,
+  first_received_at  TIMESTAMP(3) NOT NULL DEFAULT LOCALTIMESTAMP(3),
+  updated_at         TIMESTAMP(3) NOT NULL DEFAULT LOCALTIMESTAMP(3),
+  CONSTRAINT ${prefix}consume_log_pk PRIMARY KEY (consumer_group, event_id)
+)
+;
+CREATE INDEX ${prefix}consume_log_status_ix ON ${prefix}consume_log (status, updated_at)
+;
+CREATE TABLE ${prefix}aggregate_version (
+  consumer_group        VARCHAR(64)   NOT NULL,
+  aggregate_type        VARCHAR(64)   NOT NULL,
+  aggregate_id          VARCHAR(128)  NOT NULL,
+  last_applied_version  BIGINT,
+  last_event_id         VARCHAR(64),
+  updated_at            TIMESTAMP(3) NOT NULL DEFAULT LOCALTIMESTAMP(3),
+  CONSTRAINT ${prefix}aggregate_version_pk PRIMARY KEY (consumer_group, aggregate_type, aggregate_id)
+)
+;
+CREATE TABLE ${prefix}dead_letter (
+  consumer_group     VARCHAR(64)   NOT NULL,
+  event_id           VARCHAR(64)   NOT NULL,
+  request_hash       CHAR(64)      NOT NULL,
+  kind               VARCHAR(16)   NOT NULL,
+  status             VARCHAR(20)   NOT NULL,
+  reason             VARCHAR(32)   NOT NULL,
+  business_key       VARCHAR(128),
+  event_type         VARCHAR(64),
+  aggregate_type     VARCHAR(64),
+  aggregate_id       VARCHAR(128),
+  aggregate_version  BIGINT,
+  topic              VARCHAR(127),
+  broker_message_id  VARCHAR(128),
+  attempt            INT           NOT NULL DEFAULT 0,
+  error_class        VARCHAR(255),
+  error_message      VARCHAR(1000),
+  payload            VARBINARY,
+  headers            CHARACTER LARGE OBJECT,
+  origin_time        TIMESTAMP(3),
+  replay_request_id  VARCHAR(64),
+  created_at         TIMESTAMP(3) NOT NULL DEFAULT LOCALTIMESTAMP(3),
+  updated_at         TIMESTAMP(3) NOT NULL DEFAULT LOCALTIMESTAMP(3),
+  CONSTRAINT ${prefix}dead_letter_pk PRIMARY KEY (consumer_group, event_id, request_hash)
+)
+;
+CREATE INDEX ${prefix}dead_letter_status_ix ON ${prefix}dead_letter (status, created_at)
+;
+CREATE INDEX ${prefix}dead_letter_business_key_ix ON ${prefix}dead_letter (business_key)
+;
+CREATE TABLE ${prefix}replay_audit (
+  request_id       VARCHAR(64)   NOT NULL,
+  operator         VARCHAR(128)  NOT NULL,
+  reason           VARCHAR(1000) NOT NULL,
+  consumer_group   VARCHAR(64),
+  selector         VARCHAR(2000) NOT NULL,
+  rate_per_second  INT           NOT NULL,
+  canary           INT           NOT NULL DEFAULT 0,
+  max_failure_ratio DECIMAL(5,4),
+  dry_run          BOOLEAN       NOT NULL,
+  status           VARCHAR(16)   NOT NULL,
+  requested_at     TIMESTAMP(3) NOT NULL DEFAULT LOCALTIMESTAMP(3),
+  finished_at      TIMESTAMP(3),
+  selected         INT           NOT NULL DEFAULT 0,
+  succeeded        INT           NOT NULL DEFAULT 0,
+  failed           INT           NOT NULL DEFAULT 0,
+  stopped_reason   VARCHAR(255),
+  CONSTRAINT ${prefix}replay_audit_pk PRIMARY KEY (request_id)
+)
+;
+CREATE INDEX ${prefix}replay_audit_status_ix ON ${prefix}replay_audit (status, requested_at)
+;
+CREATE TABLE ${prefix}command (
+  command_id       VARCHAR(64)   NOT NULL,
+  consumer_group   VARCHAR(64)   NOT NULL,
+  event_id         VARCHAR(64)   NOT NULL,
+  seq              INT           NOT NULL,
+  command_type     VARCHAR(64)   NOT NULL,
+  payload          VARBINARY,
+  status           VARCHAR(16)   NOT NULL,
+  owner_token      VARCHAR(64),
+  lease_until      TIMESTAMP(3),
+  attempts         INT           NOT NULL DEFAULT 0,
+  next_attempt_at  TIMESTAMP(3) NOT NULL DEFAULT LOCALTIMESTAMP(3),
+  last_error       VARCHAR(1000),
+  created_at       TIMESTAMP(3) NOT NULL DEFAULT LOCALTIMESTAMP(3),
+  updated_at       TIMESTAMP(3) NOT NULL DEFAULT LOCALTIMESTAMP(3),
+  CONSTRAINT ${prefix}command_pk PRIMARY KEY (command_id),
+  CONSTRAINT ${prefix}command_seq_uk UNIQUE (consumer_group, event_id, seq)
+)
+;
+CREATE INDEX ${prefix}command_due_ix ON ${prefix}command (status, next_attempt_at)
+;

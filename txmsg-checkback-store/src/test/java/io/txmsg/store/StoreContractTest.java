@@ -1,0 +1,233 @@
+package io.txmsg.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.TestDatabase;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.apache.ibatis.session.SqlSession;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The same contract on every enabled database (H2 by default; MariaDB and PG with -Pdatabases). */
+class StoreContractTest {
+  private static final String DB = "io.txmsg.testkit.db.TestDatabases#enabled";
+
+  private static TxmsgStore install(DatabaseFixture db) {
+    assertThat(SchemaInstaller.installIfMissing(db.dataSource(), "txmsg_")).isTrue();
+    assertThat(SchemaInstaller.installIfMissing(db.dataSource(), "txmsg_")).isFalse();
+    return TxmsgStore.detect(db.dataSource(), "txmsg_");
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void duplicateAttemptKeyIsRecognisedBySqlStateClass23(TestDatabase kind) throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      TxmsgStore store = install(db);
+      inTx(db.dataSource(), store, s -> s.getMapper(AttemptMapper.class).insert("a1", "e1", "s", "COMMITTED"));
+      assertThatThrownBy(
+              () ->
+                  inTx(db.dataSource(), store, s -> s.getMapper(AttemptMapper.class).insert("a1", "e1", "s", "FENCED")))
+          .satisfies(e -> assertThat(SqlStates.isDuplicateKey(e)).isTrue());
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void fenceInsertWinsWhenNoAttemptRowExists(TestDatabase kind) throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      TxmsgStore store = install(db);
+      AttemptWriter writer = new AttemptWriter(db.dataSource(), store);
+      AttemptInsert r = writer.insert("a1", "e1", "s", AttemptState.FENCED, Duration.ofMillis(500));
+      assertThat(r.outcome()).isEqualTo(AttemptInsert.Outcome.INSERTED);
+      assertThat(writer.read("a1")).isEqualTo(AttemptState.FENCED);
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void fenceAnswersLockedWhileTheAttemptTransactionHoldsTheKeyThenSeesItsCommit(TestDatabase kind)
+      throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      TxmsgStore store = install(db);
+      AttemptWriter writer = new AttemptWriter(db.dataSource(), store);
+      try (Connection holder = db.dataSource().getConnection()) {
+        holder.setAutoCommit(false);
+        try (SqlSession s = store.session(holder)) {
+          s.getMapper(AttemptMapper.class).insert("a1", "e1", "s", "COMMITTED");
+          AttemptInsert r = writer.insert("a1", "e1", "s", AttemptState.FENCED, Duration.ofMillis(300));
+          assertThat(r.outcome()).isEqualTo(AttemptInsert.Outcome.LOCKED);
+          holder.commit();
+        }
+      }
+      AttemptInsert after = writer.insert("a1", "e1", "s", AttemptState.FENCED, Duration.ofMillis(300));
+      assertThat(after.outcome()).isEqualTo(AttemptInsert.Outcome.EXISTS);
+      assertThat(after.existingState()).isEqualTo(AttemptState.COMMITTED);
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void fenceWinsAfterTheHolderRollsBack(TestDatabase kind) throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      TxmsgStore store = install(db);
+      AttemptWriter writer = new AttemptWriter(db.dataSource(), store);
+      try (Connection holder = db.dataSource().getConnection()) {
+        holder.setAutoCommit(false);
+        try (SqlSession s = store.session(holder)) {
+          s.getMapper(AttemptMapper.class).insert("a1", "e1", "s", "COMMITTED");
+          holder.rollback();
+        }
+      }
+      assertThat(writer.insert("a1", "e1", "s", AttemptState.FENCED, Duration.ofMillis(300)).outcome())
+          .isEqualTo(AttemptInsert.Outcome.INSERTED);
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void journalRowRoundTripsAndDueRowsAreClaimedOncePerToken(TestDatabase kind) throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      TxmsgStore store = install(db);
+      JournalRow row = row("e1");
+      inTx(db.dataSource(), store, s -> s.getMapper(JournalMapper.class).insert(row, 0));
+      JournalRow read = find(db, store, m -> m.findById("e1"));
+      assertThat(read.getStatus()).isEqualTo("PENDING");
+      assertThat(read.getPayload()).containsExactly(1, 2, 3);
+      assertThat(read.getHeaders()).isEqualTo("{\"k\":\"v\"}");
+      assertThat(read.getCreatedAt()).isNotNull();
+      assertThat(read.getNextRetryAt()).isNotNull();
+
+      List<String> due = dueRows(db, store, m -> m.selectDue(10));
+      assertThat(due).containsExactly("e1");
+      int first = count(db, store, m -> m.claim("e1", "t1", 60_000));
+      int second = count(db, store, m -> m.claim("e1", "t2", 60_000));
+      assertThat(first).isEqualTo(1);
+      assertThat(second).isZero();
+      int wrongToken =
+          count(db, store, m -> m.republished("e1", "t2", "m", 60_000));
+      assertThat(wrongToken).isZero();
+      int rightToken =
+          count(db, store, m -> m.republished("e1", "t1", "m", 60_000));
+      assertThat(rightToken).isEqualTo(1);
+      assertThat(dueRows(db, store, m -> m.selectDue(10))).isEmpty();
+      int sent = count(db, store, m -> m.markSent(List.of("e1", "nope")));
+      assertThat(sent).isEqualTo(1);
+      assertThat(find(db, store, m -> m.findById("e1")).getStatus())
+          .isEqualTo("SENT");
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void expiredLeaseIsTakenOverAndTheOldOwnersUpdateIsRefused(TestDatabase kind) throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      TxmsgStore store = install(db);
+      inTx(db.dataSource(), store, s -> s.getMapper(JournalMapper.class).insert(row("e1"), 0));
+      assertThat(count(db, store, m -> m.claim("e1", "old", 1)))
+          .isEqualTo(1);
+      Thread.sleep(50);
+      assertThat(count(db, store, m -> m.claim("e1", "new", 60_000)))
+          .isEqualTo(1);
+      assertThat(
+              count(db, store, m -> m.retry("e1", "old", 10, "X", "late")))
+          .isZero();
+      assertThat(
+              count(db, store, m -> m.dead("e1", "new", "TOPIC_NOT_FOUND", "m")))
+          .isEqualTo(1);
+      JournalRow dead = find(db, store, m -> m.findById("e1"));
+      assertThat(dead.getStatus()).isEqualTo("DEAD");
+      assertThat(dead.getLastErrorCode()).isEqualTo("TOPIC_NOT_FOUND");
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void retryPushesNextRetryAtIntoTheFuture(TestDatabase kind) throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      TxmsgStore store = install(db);
+      inTx(db.dataSource(), store, s -> s.getMapper(JournalMapper.class).insert(row("e1"), 0));
+      count(db, store, m -> m.claim("e1", "t", 60_000));
+      assertThat(count(db, store, m -> m.retry("e1", "t", 60_000, "TIMEOUT", "x")))
+          .isEqualTo(1);
+      JournalRow r = find(db, store, m -> m.findById("e1"));
+      assertThat(r.getStatus()).isEqualTo("RETRY");
+      assertThat(r.getRetryCount()).isEqualTo(1);
+      assertThat(r.getNextRetryAt()).isAfter(r.getCreatedAt().plusSeconds(30));
+      assertThat(dueRows(db, store, m -> m.selectDue(10))).isEmpty();
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void prefixIsValidatedAndUsed(TestDatabase kind) throws Exception {
+    assertThatThrownBy(() -> TablePrefix.validate("x; DROP TABLE y"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("tablePrefix");
+    try (DatabaseFixture db = kind.open()) {
+      assertThat(SchemaInstaller.installIfMissing(db.dataSource(), "billing_tx_")).isTrue();
+      TxmsgStore store = TxmsgStore.detect(db.dataSource(), "billing_tx_");
+      inTx(db.dataSource(), store, s -> s.getMapper(JournalMapper.class).insert(row("e1"), 0));
+      assertThat((long) count(db, store, m -> (int) m.countByStatus("PENDING")))
+          .isEqualTo(1L);
+    }
+  }
+
+  static JournalRow row(String eventId) {
+    JournalRow r = new JournalRow();
+    r.setEventId(eventId);
+    r.setAttemptId(UUID.randomUUID().toString());
+    r.setStoreId("s");
+    r.setAggregateType("Order");
+    r.setAggregateId("o-1");
+    r.setAggregateVersion(1);
+    r.setEventType("Paid");
+    r.setEventVersion(1);
+    r.setDestination("payment");
+    r.setPayload(new byte[] {1, 2, 3});
+    r.setPayloadHash("0".repeat(64));
+    r.setHeaders("{\"k\":\"v\"}");
+    return r;
+  }
+
+  static int count(DatabaseFixture db, TxmsgStore store, java.util.function.ToIntFunction<JournalMapper> f)
+      throws Exception {
+    Integer n = inTx(db.dataSource(), store, s -> f.applyAsInt(s.getMapper(JournalMapper.class)));
+    return n;
+  }
+
+  static List<String> dueRows(
+      DatabaseFixture db, TxmsgStore store, java.util.function.Function<JournalMapper, List<String>> f)
+      throws Exception {
+    return inTx(db.dataSource(), store, s -> f.apply(s.getMapper(JournalMapper.class)));
+  }
+
+  static JournalRow find(
+      DatabaseFixture db, TxmsgStore store, java.util.function.Function<JournalMapper, JournalRow> f)
+      throws Exception {
+    return inTx(db.dataSource(), store, s -> f.apply(s.getMapper(JournalMapper.class)));
+  }
+
+  interface Work<T> {
+    T run(SqlSession s) throws Exception;
+  }
+
+  static <T> T inTx(DataSource ds, TxmsgStore store, Work<T> work) throws Exception {
+    try (Connection c = ds.getConnection()) {
+      c.setAutoCommit(false);
+      try (SqlSession s = store.session(c)) {
+        T t = work.run(s);
+        c.commit();
+        return t;
+      } catch (Exception e) {
+        c.rollback();
+        throw e;
+      }
+    }
+  }
+}

@@ -1,0 +1,384 @@
+package io.txmsg.testkit.cluster;
+
+import java.io.BufferedReader;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.apache.rocketmq.auth.config.AuthConfig;
+import org.apache.rocketmq.broker.BrokerController;
+import org.apache.rocketmq.common.BrokerConfig;
+import org.apache.rocketmq.common.MixAll;
+import org.apache.rocketmq.common.TopicConfig;
+import org.apache.rocketmq.common.namesrv.NamesrvConfig;
+import org.apache.rocketmq.namesrv.NamesrvController;
+import org.apache.rocketmq.proxy.ProxyStartup;
+import org.apache.rocketmq.proxy.config.ConfigurationManager;
+import org.apache.rocketmq.proxy.config.ProxyConfig;
+import org.apache.rocketmq.proxy.grpc.GrpcServer;
+import org.apache.rocketmq.proxy.grpc.GrpcServerBuilder;
+import org.apache.rocketmq.proxy.grpc.v2.GrpcMessagingApplication;
+import org.apache.rocketmq.proxy.metrics.ProxyMetricsManager;
+import org.apache.rocketmq.proxy.processor.DefaultMessagingProcessor;
+import org.apache.rocketmq.proxy.service.cert.TlsCertificateManager;
+import org.apache.rocketmq.remoting.netty.NettyClientConfig;
+import org.apache.rocketmq.remoting.netty.NettyServerConfig;
+import org.apache.rocketmq.remoting.protocol.route.TopicRouteData;
+import org.apache.rocketmq.remoting.protocol.subscription.ExponentialRetryPolicy;
+import org.apache.rocketmq.remoting.protocol.subscription.GroupRetryPolicy;
+import org.apache.rocketmq.remoting.protocol.subscription.GroupRetryPolicyType;
+import org.apache.rocketmq.remoting.protocol.subscription.SubscriptionGroupConfig;
+import org.apache.rocketmq.store.config.MessageStoreConfig;
+
+/**
+ * Runs a NameServer, a Broker and a gRPC Proxy in LOCAL mode in this JVM, for txmsg-testkit.
+ *
+ * <p>Started by {@code io.txmsg.testkit.rocketmq.EmbeddedRocketMQ} in a forked JVM with one
+ * argument: a properties file (ports, directory, broker and proxy settings). Protocol on
+ * stdout/stdin, one line each:
+ *
+ * <ul>
+ *   <li>after start: {@code TXMSG-CLUSTER-READY grpc=<port> namesrv=<host:port>};
+ *   <li>commands: {@code topic <name> <NORMAL|FIFO|TRANSACTION|DELAY> [queues]}, {@code group
+ *       <name> <retryMaxTimes> <initialBackoffMs> <maxBackoffMs> [fifo]}, {@code ping}; answers
+ *       {@code OK ...} or {@code ERR <message>}.
+ * </ul>
+ *
+ * <p>Everything else printed to {@code System.out} goes to stderr; broker and proxy logs go to
+ * {@code ${user.home}/logs}. When stdin reaches end of file the JVM halts at once, so a dead parent
+ * never leaves a running cluster behind.
+ */
+public final class ClusterMain {
+  /** The line prefix the parent waits for. */
+  public static final String READY = "TXMSG-CLUSTER-READY";
+
+  private static final String PROBE_TOPIC = "TXMSG_CLUSTER_PROBE";
+  private static final long ROUTE_TIMEOUT_MS = 30_000;
+
+  private final Properties settings;
+  private final PrintStream protocol;
+  private NamesrvController namesrv;
+  private BrokerController broker;
+  private String namesrvAddr;
+  private int grpcPort;
+
+  private ClusterMain(Properties settings, PrintStream protocol) {
+    this.settings = settings;
+    this.protocol = protocol;
+  }
+
+  public static void main(String[] args) throws Exception {
+    // The real stdout carries the protocol only; anything the cluster prints goes to stderr.
+    PrintStream protocol =
+        new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
+    System.setOut(System.err);
+
+    BlockingQueue<String> commands = new LinkedBlockingQueue<>();
+    Thread stdin = new Thread(() -> readCommands(commands), "txmsg-cluster-stdin");
+    stdin.setDaemon(true);
+    stdin.start();
+
+    if (args.length != 1) {
+      System.err.println("usage: ClusterMain <settings.properties>");
+      Runtime.getRuntime().halt(2);
+    }
+    Properties settings = new Properties();
+    try (Reader in = Files.newBufferedReader(Paths.get(args[0]), StandardCharsets.UTF_8)) {
+      settings.load(in);
+    }
+    ClusterMain cluster = new ClusterMain(settings, protocol);
+    try {
+      long started = System.nanoTime();
+      cluster.start();
+      System.err.printf(
+          "txmsg-cluster: started in %d ms%n",
+          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+    } catch (Throwable e) {
+      System.err.println("txmsg-cluster: start failed");
+      e.printStackTrace(System.err);
+      System.err.flush();
+      Runtime.getRuntime().halt(1);
+    }
+    protocol.println(READY + " grpc=" + cluster.grpcPort + " namesrv=" + cluster.namesrvAddr);
+    while (true) {
+      String line = commands.take();
+      String answer;
+      try {
+        answer = cluster.handle(line.trim());
+      } catch (Throwable e) {
+        e.printStackTrace(System.err);
+        answer = "ERR " + String.valueOf(e).replace('\n', ' ').replace('\r', ' ');
+      }
+      protocol.println(answer);
+    }
+  }
+
+  private static void readCommands(BlockingQueue<String> commands) {
+    try (BufferedReader in =
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+      String line;
+      while ((line = in.readLine()) != null) {
+        if (!line.isBlank()) {
+          commands.add(line);
+        }
+      }
+    } catch (Throwable e) {
+      // fall through: no parent to talk to any more
+    }
+    System.err.println("txmsg-cluster: stdin closed, halting");
+    System.err.flush();
+    Runtime.getRuntime().halt(0);
+  }
+
+  private int intSetting(String key) {
+    String value = settings.getProperty(key);
+    if (value == null) {
+      throw new IllegalArgumentException("missing setting " + key);
+    }
+    return Integer.parseInt(value.trim());
+  }
+
+  private long longSetting(String key, long defaultValue) {
+    String value = settings.getProperty(key);
+    return value == null ? defaultValue : Long.parseLong(value.trim());
+  }
+
+  private Properties prefixed(String prefix) {
+    Properties result = new Properties();
+    for (String key : settings.stringPropertyNames()) {
+      if (key.startsWith(prefix)) {
+        result.setProperty(key.substring(prefix.length()), settings.getProperty(key));
+      }
+    }
+    return result;
+  }
+
+  private void start() throws Exception {
+    Path dir = Paths.get(settings.getProperty("dir")).toAbsolutePath();
+    int namesrvPort = intSetting("namesrvPort");
+    int brokerPort = intSetting("brokerPort");
+    int haPort = intSetting("haPort");
+    grpcPort = intSetting("grpcPort");
+    namesrvAddr = "127.0.0.1:" + namesrvPort;
+    Path store = dir.resolve("store");
+    Files.createDirectories(store);
+    System.setProperty(MixAll.ROCKETMQ_HOME_PROPERTY, dir.toString());
+
+    // NameServer
+    NamesrvConfig namesrvConfig = new NamesrvConfig();
+    namesrvConfig.setRocketmqHome(dir.toString());
+    namesrvConfig.setKvConfigPath(dir.resolve("namesrv").resolve("kvConfig.json").toString());
+    namesrvConfig.setConfigStorePath(
+        dir.resolve("namesrv").resolve("namesrv.properties").toString());
+    NettyServerConfig namesrvServer = new NettyServerConfig();
+    namesrvServer.setListenPort(namesrvPort);
+    namesrv = new NamesrvController(namesrvConfig, namesrvServer, new NettyClientConfig());
+    if (!namesrv.initialize()) {
+      throw new IllegalStateException("NameServer failed to initialize");
+    }
+    namesrv.start();
+    phase("namesrv started");
+
+    // Proxy configuration: read only from the JSON file named by a system property.
+    Path proxyJson = dir.resolve("rmq-proxy.json");
+    String json =
+        "{\"rocketMQClusterName\":\"DefaultCluster\",\"proxyMode\":\"LOCAL\","
+            + "\"grpcServerPort\":"
+            + grpcPort
+            + ",\"namesrvAddr\":\""
+            + namesrvAddr
+            + "\"}";
+    Files.writeString(proxyJson, json, StandardCharsets.UTF_8);
+    System.setProperty("com.rocketmq.proxy.configPath", proxyJson.toString());
+    ConfigurationManager.initEnv();
+    ConfigurationManager.intConfig();
+    ProxyConfig proxyConfig = ConfigurationManager.getProxyConfig();
+    proxyConfig.setGrpcClientConsumerMinLongPollingTimeoutMillis(
+        longSetting("longPollingMinMillis", 1000));
+    proxyConfig.setGrpcClientConsumerMaxLongPollingTimeoutMillis(
+        longSetting("longPollingMaxMillis", 3000));
+    MixAll.properties2Object(prefixed("proxy."), proxyConfig);
+
+    // Broker
+    BrokerConfig brokerConfig = new BrokerConfig();
+    brokerConfig.setRocketmqHome(dir.toString());
+    brokerConfig.setBrokerClusterName("DefaultCluster");
+    brokerConfig.setBrokerName("broker-a");
+    brokerConfig.setBrokerIP1("127.0.0.1");
+    brokerConfig.setNamesrvAddr(namesrvAddr);
+    brokerConfig.setListenPort(brokerPort);
+    brokerConfig.setTransactionCheckInterval(longSetting("transactionCheckInterval", 1000));
+    brokerConfig.setTransactionTimeOut(longSetting("transactionTimeOut", 2000));
+    brokerConfig.setTransactionCheckMax((int) longSetting("transactionCheckMax", 15));
+    brokerConfig.setTransactionOpBatchInterval(
+        (int) longSetting("transactionOpBatchInterval", 100));
+
+    MessageStoreConfig storeConfig = new MessageStoreConfig();
+    storeConfig.setStorePathRootDir(store.toString());
+    storeConfig.setStorePathCommitLog(store.resolve("commitlog").toString());
+    storeConfig.setHaListenPort(haPort);
+    storeConfig.setMappedFileSizeCommitLog(64 * 1024 * 1024);
+    storeConfig.setMappedFileSizeConsumeQueue(600_000);
+    storeConfig.setMaxHashSlotNum(10_000);
+    storeConfig.setMaxIndexNum(40_000);
+    storeConfig.setMappedFileSizeTimerLog(8 * 1024 * 1024);
+    storeConfig.setTimerMaxDelaySec(3600);
+    storeConfig.setDiskMaxUsedSpaceRatio(95);
+
+    Properties brokerExtra = prefixed("broker.");
+    MixAll.properties2Object(brokerExtra, brokerConfig);
+    MixAll.properties2Object(brokerExtra, storeConfig);
+
+    NettyServerConfig brokerServer = new NettyServerConfig();
+    brokerServer.setListenPort(brokerPort);
+    broker =
+        new BrokerController(
+            brokerConfig, brokerServer, new NettyClientConfig(), storeConfig, new AuthConfig());
+    if (!broker.initialize()) {
+      throw new IllegalStateException("Broker failed to initialize");
+    }
+    phase("broker initialized");
+
+    // Proxy in LOCAL mode: it embeds the broker above.
+    ProxyMetricsManager.initLocalMode(broker.getBrokerMetricsManager(), proxyConfig);
+    DefaultMessagingProcessor processor = DefaultMessagingProcessor.createForLocalMode(broker);
+    ProxyStartup.initThreadPoolMonitor();
+    ThreadPoolExecutor executor = ProxyStartup.createServerExecutor();
+    TlsCertificateManager tls = new TlsCertificateManager();
+    tls.start();
+    GrpcMessagingApplication application = GrpcMessagingApplication.create(processor);
+    GrpcServer grpcServer =
+        GrpcServerBuilder.newBuilder(executor, grpcPort, tls)
+            .addService(application)
+            .configInterceptor()
+            .shutdownTime(1, TimeUnit.SECONDS)
+            .build();
+
+    broker.start();
+    processor.start();
+    application.start();
+    grpcServer.start();
+    phase("broker and proxy started");
+
+    // The broker's first registration may be lost if the NameServer was not ready yet.
+    createTopic(PROBE_TOPIC, "NORMAL", 1);
+    phase("route resolved");
+  }
+
+  private static final long JVM_START = System.nanoTime();
+
+  private static void phase(String name) {
+    System.err.printf(
+        "txmsg-cluster: %s at %d ms%n",
+        name, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - JVM_START));
+  }
+
+  private String handle(String line) throws Exception {
+    String[] parts = line.split("\\s+");
+    switch (parts[0].toLowerCase(Locale.ROOT)) {
+      case "ping":
+        return "OK pong";
+      case "topic":
+        {
+          if (parts.length < 3) {
+            return "ERR usage: topic <name> <NORMAL|FIFO|TRANSACTION|DELAY> [queues]";
+          }
+          int queues = parts.length > 3 ? Integer.parseInt(parts[3]) : 4;
+          createTopic(parts[1], parts[2].toUpperCase(Locale.ROOT), queues);
+          return "OK topic " + parts[1];
+        }
+      case "group":
+        {
+          if (parts.length < 5) {
+            return "ERR usage: group <name> <retryMaxTimes> <initialBackoffMs> <maxBackoffMs>"
+                + " [fifo]";
+          }
+          boolean fifo = parts.length > 5 && "fifo".equalsIgnoreCase(parts[5]);
+          createGroup(
+              parts[1],
+              Integer.parseInt(parts[2]),
+              Long.parseLong(parts[3]),
+              Long.parseLong(parts[4]),
+              fifo);
+          return "OK group " + parts[1];
+        }
+      case "halt":
+        protocol.println("OK halt");
+        Runtime.getRuntime().halt(0);
+        return "OK";
+      default:
+        return "ERR unknown command: " + parts[0];
+    }
+  }
+
+  private void createTopic(String name, String type, int queues) throws InterruptedException {
+    switch (type) {
+      case "NORMAL":
+      case "FIFO":
+      case "TRANSACTION":
+      case "DELAY":
+        break;
+      default:
+        throw new IllegalArgumentException("unknown topic type " + type);
+    }
+    TopicConfig topic = new TopicConfig(name, queues, queues);
+    Map<String, String> attributes = new HashMap<>();
+    attributes.put("+message.type", type);
+    topic.setAttributes(attributes);
+    broker.getTopicConfigManager().updateTopicConfig(topic);
+    broker.registerIncrementBrokerData(
+        broker.getTopicConfigManager().selectTopicConfig(name),
+        broker.getTopicConfigManager().getDataVersion());
+    awaitRoute(name);
+  }
+
+  private void awaitRoute(String topic) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + ROUTE_TIMEOUT_MS;
+    long nextRegister = System.currentTimeMillis() + 1000;
+    while (true) {
+      TopicRouteData route = namesrv.getRouteInfoManager().pickupTopicRouteData(topic);
+      if (route != null && !route.getQueueDatas().isEmpty()) {
+        return;
+      }
+      long now = System.currentTimeMillis();
+      if (now > deadline) {
+        throw new IllegalStateException("no route for topic " + topic + " from the NameServer");
+      }
+      if (now >= nextRegister) {
+        broker.registerBrokerAll(true, false, true);
+        nextRegister = now + 1000;
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  private void createGroup(
+      String name, int retryMaxTimes, long initialBackoffMs, long maxBackoffMs, boolean fifo) {
+    SubscriptionGroupConfig group = new SubscriptionGroupConfig();
+    group.setGroupName(name);
+    group.setRetryMaxTimes(retryMaxTimes);
+    ExponentialRetryPolicy exponential = new ExponentialRetryPolicy();
+    exponential.setInitial(initialBackoffMs);
+    exponential.setMax(maxBackoffMs);
+    exponential.setMultiplier(2);
+    GroupRetryPolicy policy = new GroupRetryPolicy();
+    policy.setType(GroupRetryPolicyType.EXPONENTIAL);
+    policy.setExponentialRetryPolicy(exponential);
+    group.setGroupRetryPolicy(policy);
+    group.setConsumeMessageOrderly(fifo);
+    broker.getSubscriptionGroupManager().updateSubscriptionGroupConfig(group);
+  }
+}
