@@ -21,6 +21,17 @@ public record TxResult<R>(
     ALREADY_COMMITTED
   }
 
+  /** This call committed the fact. */
+  public static <R> TxResult<R> ofCommitted(
+      R value, String eventId, String attemptId, boolean halfCommitAcknowledged) {
+    return new TxResult<>(Outcome.COMMITTED, value, eventId, attemptId, halfCommitAcknowledged);
+  }
+
+  /** An earlier attempt committed this eventId with the same payload. */
+  public static <R> TxResult<R> ofAlreadyCommitted(String eventId, String attemptId) {
+    return new TxResult<>(Outcome.ALREADY_COMMITTED, null, eventId, attemptId, false);
+  }
+
   public boolean alreadyCommitted() {
     return outcome == Outcome.ALREADY_COMMITTED;
   }

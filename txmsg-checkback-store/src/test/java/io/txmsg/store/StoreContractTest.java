@@ -191,6 +191,7 @@ class StoreContractTest {
     r.setDestination("payment");
     r.setPayload(new byte[] {1, 2, 3});
     r.setPayloadHash("0".repeat(64));
+    r.setCreatedAt(java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS));
     r.setHeaders("{\"k\":\"v\"}");
     return r;
   }

@@ -275,7 +275,32 @@ public final class ClusterMain {
 
     // The broker's first registration may be lost if the NameServer was not ready yet.
     createTopic(PROBE_TOPIC, "NORMAL", 1);
-    phase("route resolved");
+    // The NameServer answers now. If the broker's first (full) registration was lost, the probe's
+    // incremental registration made the NameServer know only the probe topic: register everything
+    // again until every stored topic (after a restart) resolves.
+    awaitAllRoutes();
+    phase("routes resolved");
+  }
+
+  private void awaitAllRoutes() throws InterruptedException {
+    long deadline = System.currentTimeMillis() + ROUTE_TIMEOUT_MS;
+    while (true) {
+      broker.registerBrokerAll(true, false, true);
+      String missing = null;
+      for (String topic : broker.getTopicConfigManager().getTopicConfigTable().keySet()) {
+        if (namesrv.getRouteInfoManager().pickupTopicRouteData(topic) == null) {
+          missing = topic;
+          break;
+        }
+      }
+      if (missing == null) {
+        return;
+      }
+      if (System.currentTimeMillis() > deadline) {
+        throw new IllegalStateException("no route for topic " + missing + " from the NameServer");
+      }
+      Thread.sleep(200);
+    }
   }
 
   private static final long JVM_START = System.nanoTime();

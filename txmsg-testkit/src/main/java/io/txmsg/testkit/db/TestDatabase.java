@@ -11,13 +11,13 @@ import java.util.UUID;
 
 /**
  * A kind of database the tests run on. {@link #open()} gives a fresh, empty database (H2: a new
- * in-memory database; MariaDB: a new database; PostgreSQL: a new schema) so every test starts
- * with a clean schema, and drops it on close.
+ * in-memory database; MariaDB: a new database; PostgreSQL: a new schema) so every test starts with
+ * a clean schema, and drops it on close.
  *
  * <p>MariaDB and PostgreSQL are the services of the build machine (127.0.0.1, root / trust, db
- * {@code test}); override with system properties {@code txmsg.test.mariadb.url}, {@code
- * .user}, {@code .password} and {@code txmsg.test.postgresql.*}. An unreachable database makes
- * {@link #open()} throw: a test is never skipped for it.
+ * {@code test}); override with system properties {@code txmsg.test.mariadb.url}, {@code .user},
+ * {@code .password} and {@code txmsg.test.postgresql.*}. An unreachable database makes {@link
+ * #open()} throw: a test is never skipped for it.
  */
 public enum TestDatabase {
   H2,

@@ -10,8 +10,8 @@ import java.util.stream.Stream;
  * (comma-separated: {@code h2}, {@code mariadb}, {@code postgresql}; default {@code h2}). The
  * build's {@code -Pdatabases} profile enables all three.
  *
- * <p>Use as a JUnit 5 argument source: {@code @ParameterizedTest
- * @MethodSource("io.txmsg.testkit.db.TestDatabases#enabled")}.
+ * <p>Use as a JUnit 5 argument source:
+ * {@code @ParameterizedTest @MethodSource("io.txmsg.testkit.db.TestDatabases#enabled")}.
  */
 public final class TestDatabases {
   public static final String PROPERTY = "txmsg.test.databases";

@@ -9,8 +9,8 @@ import org.testcontainers.containers.PostgreSQLContainer;
 /**
  * For users with a Docker engine: MySQL or PostgreSQL in a Testcontainers container instead of a
  * local service. Never the default; needs {@code org.testcontainers:mysql} or {@code
- * org.testcontainers:postgresql} on the test classpath (optional dependencies of the testkit).
- * The container is stopped when the fixture closes.
+ * org.testcontainers:postgresql} on the test classpath (optional dependencies of the testkit). The
+ * container is stopped when the fixture closes.
  */
 public final class TestcontainersDatabases {
   private TestcontainersDatabases() {}

@@ -1,0 +1,61 @@
+package io.txmsg.rocketmq;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+
+/** Local transactions on a plain DataSource: one connection, autocommit off, commit or roll back. */
+public final class JdbcLocalTransactions implements LocalTransactions {
+  private final DataSource dataSource;
+
+  public JdbcLocalTransactions(DataSource dataSource) {
+    this.dataSource = dataSource;
+  }
+
+  @Override
+  public <T> T inTransaction(Work<T> work) throws WorkFailedException, CommitFailedException {
+    Connection c;
+    try {
+      c = dataSource.getConnection();
+    } catch (SQLException e) {
+      throw new WorkFailedException(e);
+    }
+    try {
+      T result;
+      try {
+        c.setAutoCommit(false);
+        result = work.run(c);
+      } catch (Exception | Error e) {
+        rollbackQuietly(c, e);
+        throw new WorkFailedException(e);
+      }
+      try {
+        c.commit();
+      } catch (SQLException e) {
+        throw new CommitFailedException(e);
+      }
+      return result;
+    } finally {
+      try {
+        c.close();
+      } catch (SQLException e) {
+        // Closing returns the connection to the pool; the outcome is already decided.
+        org.slf4j.LoggerFactory.getLogger(JdbcLocalTransactions.class)
+            .warn("connection close failed after the local transaction: {}", e.toString());
+      }
+    }
+  }
+
+  private static void rollbackQuietly(Connection c, Throwable original) {
+    try {
+      c.rollback();
+    } catch (SQLException e) {
+      original.addSuppressed(e);
+    }
+  }
+
+  @Override
+  public boolean inActiveTransaction() {
+    return false;
+  }
+}

@@ -1,0 +1,146 @@
+package io.txmsg.rocketmq;
+
+import io.txmsg.api.CheckbackRequest;
+import io.txmsg.api.CheckbackResolver;
+import io.txmsg.api.Resolution;
+import io.txmsg.store.AttemptInsert;
+import io.txmsg.store.AttemptState;
+import io.txmsg.store.AttemptWriter;
+import io.txmsg.store.JournalMapper;
+import io.txmsg.store.JournalRow;
+import io.txmsg.store.TxmsgStore;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import javax.sql.DataSource;
+import org.apache.ibatis.session.SqlSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The default check-back resolver: answers from the attempt and journal tables, never from memory,
+ * and fences attempts that never reached the database.
+ *
+ * <ul>
+ *   <li>another store's message → UNKNOWN (its own producer answers);
+ *   <li>attempt COMMITTED → COMMIT; ROLLED_BACK or FENCED → ROLLBACK;
+ *   <li>no attempt row: journal row with this attempt → COMMIT, with another attempt → ROLLBACK;
+ *   <li>no row at all, checked fewer than {@code fenceAfterChecks} times (or younger than {@code
+ *       fenceAfter} when the count is not reported) → UNKNOWN;
+ *   <li>otherwise insert a FENCED attempt row with a bounded lock wait: inserted → ROLLBACK (the
+ *       attempt can never commit now); the key exists → answer from its state; the key is locked
+ *       (the attempt's transaction is running) → UNKNOWN;
+ *   <li>any error → UNKNOWN.
+ * </ul>
+ */
+public final class JournalCheckbackResolver implements CheckbackResolver {
+  private static final Logger log = LoggerFactory.getLogger(JournalCheckbackResolver.class);
+
+  private final DataSource dataSource;
+  private final TxmsgStore store;
+  private final AttemptWriter attempts;
+  private final String storeId;
+  private final int fenceAfterChecks;
+  private final Duration fenceAfter;
+  private final Duration fenceLockWait;
+
+  public JournalCheckbackResolver(
+      DataSource dataSource, TxmsgStore store, TxMessagingSettings settings) {
+    this.dataSource = dataSource;
+    this.store = store;
+    this.attempts = new AttemptWriter(dataSource, store);
+    this.storeId = settings.storeId();
+    this.fenceAfterChecks = settings.fenceAfterChecks();
+    this.fenceAfter = settings.fenceAfter();
+    this.fenceLockWait = settings.fenceLockWait();
+  }
+
+  @Override
+  public Resolution resolve(CheckbackRequest request) {
+    try {
+      Resolution r = decide(request);
+      log.info(
+          "check-back eventId={} attemptId={} checkTimes={} resolution={}",
+          request.eventId(), request.attemptId(), request.checkTimes(), r);
+      return r;
+    } catch (Exception e) {
+      log.warn(
+          "check-back failed eventId={} attemptId={}: {} → UNKNOWN",
+          request.eventId(), request.attemptId(), e.toString());
+      return Resolution.UNKNOWN;
+    }
+  }
+
+  private Resolution decide(CheckbackRequest request) throws Exception {
+    if (request.storeId() == null || !storeId.equals(request.storeId())) {
+      return Resolution.UNKNOWN;
+    }
+    if (request.attemptId() == null || request.eventId() == null) {
+      return Resolution.UNKNOWN;
+    }
+    AttemptState state = attempts.read(request.attemptId());
+    if (state != null) {
+      if (state == AttemptState.COMMITTED) {
+        recordCheckback(request.eventId());
+        return Resolution.COMMIT;
+      }
+      return Resolution.ROLLBACK;
+    }
+    JournalRow row = readJournal(request.eventId());
+    if (row != null) {
+      recordCheckback(request.eventId());
+      // Another attempt's row: the journal key already fences this one.
+      return request.attemptId().equals(row.getAttemptId()) ? Resolution.COMMIT : Resolution.ROLLBACK;
+    }
+    if (tooEarlyToFence(request)) {
+      return Resolution.UNKNOWN;
+    }
+    AttemptInsert fence =
+        attempts.insert(
+            request.attemptId(), request.eventId(), storeId, AttemptState.FENCED, fenceLockWait);
+    switch (fence.outcome()) {
+      case INSERTED:
+        log.warn("attempt fenced eventId={} attemptId={}", request.eventId(), request.attemptId());
+        return Resolution.ROLLBACK;
+      case EXISTS:
+        if (fence.existingState() == AttemptState.COMMITTED) {
+          return Resolution.COMMIT;
+        }
+        return fence.existingState() == null ? Resolution.UNKNOWN : Resolution.ROLLBACK;
+      default:
+        return Resolution.UNKNOWN; // the attempt's own transaction holds the key: still running
+    }
+  }
+
+  private boolean tooEarlyToFence(CheckbackRequest request) {
+    if (request.checkTimes() >= 0) {
+      return request.checkTimes() < fenceAfterChecks;
+    }
+    Instant born = request.bornTime();
+    return born == null || Duration.between(born, Instant.now()).compareTo(fenceAfter) < 0;
+  }
+
+  private JournalRow readJournal(String eventId) throws Exception {
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try (SqlSession s = store.session(c)) {
+        JournalRow r = s.getMapper(JournalMapper.class).findById(eventId);
+        c.commit();
+        return r;
+      }
+    }
+  }
+
+  private void recordCheckback(String eventId) {
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try (SqlSession s = store.session(c)) {
+        s.getMapper(JournalMapper.class).recordCheckback(eventId);
+        c.commit();
+      }
+    } catch (Exception e) {
+      // Only the incident counter is lost; the answer stands.
+      log.warn("could not count the check-back eventId={}: {}", eventId, e.toString());
+    }
+  }
+}

@@ -1,0 +1,867 @@
+package io.txmsg.testkit.rocketmq;
+
+import java.io.BufferedReader;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * A real RocketMQ 5 cluster (NameServer, Broker and gRPC Proxy in LOCAL mode) for tests, running in
+ * a forked JVM.
+ *
+ * <p>The cluster's jars cannot share a classpath with {@code rocketmq-client-java}, so they never
+ * appear on the caller's classpath: the txmsg-testkit-cluster jar carries a listing of them, which
+ * is resolved against the local Maven repository (system property {@code maven.repo.local}, else
+ * {@code localRepository} of {@code ~/.m2/settings.xml}, else {@code ~/.m2/repository}). A jar
+ * missing there is downloaded from Maven Central, or from the repository named by system property
+ * {@code txmsg.testkit.mavenRepository}.
+ *
+ * <p>Every instance has its own free ports and its own temporary directory (store, logs under
+ * {@code logs/}); several can run side by side. {@link #close()} kills the process and deletes the
+ * directory; a JVM shutdown hook kills whatever is still running. If the test JVM dies without
+ * running hooks, the cluster halts as soon as its stdin closes.
+ *
+ * <pre>{@code
+ * try (EmbeddedRocketMQ rocketmq = EmbeddedRocketMQ.builder().start()) {
+ *   rocketmq.createTopic("orders", TopicType.TRANSACTION);
+ *   ClientConfiguration config =
+ *       ClientConfiguration.newBuilder().setEndpoints(rocketmq.grpcEndpoint()).build();
+ *   ...
+ * }
+ * }</pre>
+ *
+ * <p>Tests should prefer {@link #shared()} (or {@link EmbeddedRocketMQTest}), which starts one
+ * cluster per test JVM.
+ */
+public final class EmbeddedRocketMQ implements AutoCloseable {
+  private static final String MAIN_CLASS = "io.txmsg.testkit.cluster.ClusterMain";
+  private static final String READY = "TXMSG-CLUSTER-READY";
+  private static final int TAIL_LINES = 60;
+  private static final String TEMP_DIR_PREFIX = "txmsg-rocketmq-";
+  private static final String OWNER_FILE = "owner.pid";
+  private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(60);
+  private static final Set<EmbeddedRocketMQ> RUNNING = ConcurrentHashMap.newKeySet();
+  private static final Object SHARED_LOCK = new Object();
+  private static volatile EmbeddedRocketMQ shared;
+
+  static {
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  for (EmbeddedRocketMQ rocketmq : RUNNING) {
+                    rocketmq.closeQuietly();
+                  }
+                },
+                "txmsg-embedded-rocketmq-shutdown"));
+  }
+
+  private final Builder settings;
+  private final List<Path> classpath;
+  private final Path tempDir;
+  private final int namesrvPort;
+  private final int brokerPort;
+  private final int haPort;
+  private final int grpcPort;
+  private Node node;
+  private boolean closed;
+
+  private EmbeddedRocketMQ(Builder settings, List<Path> classpath, Path tempDir, int[] ports) {
+    this.settings = settings;
+    this.classpath = classpath;
+    this.tempDir = tempDir;
+    this.namesrvPort = ports[0];
+    this.brokerPort = ports[1];
+    this.haPort = ports[2];
+    this.grpcPort = ports[3];
+  }
+
+  /** A builder with the defaults documented on each setter. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * The cluster shared by everything in this JVM, started with the builder defaults on first use
+   * and killed when the JVM ends (or by {@link #closeShared()}).
+   */
+  public static EmbeddedRocketMQ shared() {
+    EmbeddedRocketMQ current = shared;
+    if (current != null && current.isRunning()) {
+      return current;
+    }
+    synchronized (SHARED_LOCK) {
+      if (shared == null || !shared.isRunning()) {
+        shared = builder().start();
+      }
+      return shared;
+    }
+  }
+
+  /** Kills the shared cluster, if one was started. A later {@link #shared()} starts a new one. */
+  public static void closeShared() {
+    synchronized (SHARED_LOCK) {
+      if (shared != null) {
+        shared.close();
+        shared = null;
+      }
+    }
+  }
+
+  /** The gRPC endpoint for {@code rocketmq-client-java}, {@code 127.0.0.1:<port>}. */
+  public String grpcEndpoint() {
+    return "127.0.0.1:" + grpcPort;
+  }
+
+  /** The NameServer address for remoting-protocol clients, {@code 127.0.0.1:<port>}. */
+  public String namesrvAddress() {
+    return "127.0.0.1:" + namesrvPort;
+  }
+
+  /** The broker's remoting port (the broker also binds this port minus 2 and an HA port). */
+  public int brokerPort() {
+    return brokerPort;
+  }
+
+  /** The directory holding the store, the logs ({@code logs/}) and the cluster's temp files. */
+  public Path tempDir() {
+    return tempDir;
+  }
+
+  /** The process id of the cluster JVM. */
+  public synchronized long pid() {
+    checkOpen();
+    return node.process.pid();
+  }
+
+  /** Whether the cluster process is alive and {@link #close()} was not called. */
+  public synchronized boolean isRunning() {
+    return !closed && node != null && node.process.isAlive();
+  }
+
+  /**
+   * Creates (or updates) a topic with 4 queues and waits until its route resolves from the
+   * NameServer.
+   */
+  public void createTopic(String topic, TopicType type) {
+    createTopic(topic, type, 4);
+  }
+
+  /**
+   * Creates (or updates) a topic and waits until its route resolves from the NameServer.
+   *
+   * @param queues the number of read and write queues
+   */
+  public void createTopic(String topic, TopicType type, int queues) {
+    requireName(topic, "topic");
+    Objects.requireNonNull(type, "type");
+    if (queues < 1) {
+      throw new IllegalArgumentException("queues must be at least 1, was " + queues);
+    }
+    command("topic " + topic + " " + type.name() + " " + queues);
+  }
+
+  /**
+   * Creates (or updates) a consumer group whose failed deliveries are retried with exponential
+   * backoff; after the last attempt a message goes to {@code %DLQ%<group>}.
+   *
+   * @param retryMaxTimes redeliveries after the first attempt
+   * @param initialBackoff the first retry delay
+   * @param maxBackoff the largest retry delay
+   */
+  public void createConsumerGroup(
+      String group, int retryMaxTimes, Duration initialBackoff, Duration maxBackoff) {
+    createConsumerGroup(group, retryMaxTimes, initialBackoff, maxBackoff, false);
+  }
+
+  /**
+   * Like {@link #createConsumerGroup(String, int, Duration, Duration)}; with {@code fifo} the group
+   * consumes a FIFO topic in order (one message group at a time).
+   */
+  public void createConsumerGroup(
+      String group, int retryMaxTimes, Duration initialBackoff, Duration maxBackoff, boolean fifo) {
+    requireName(group, "group");
+    if (retryMaxTimes < 0) {
+      throw new IllegalArgumentException("retryMaxTimes must not be negative");
+    }
+    command(
+        "group "
+            + group
+            + " "
+            + retryMaxTimes
+            + " "
+            + initialBackoff.toMillis()
+            + " "
+            + maxBackoff.toMillis()
+            + (fifo ? " fifo" : ""));
+  }
+
+  /**
+   * Kills the cluster process (like a crash: no graceful shutdown) and starts it again on the same
+   * store directory and the same ports. Returns once it is ready again.
+   */
+  public synchronized void restart() {
+    checkOpen();
+    kill(node);
+    node = null;
+    awaitPortsFree(Duration.ofSeconds(20));
+    node = launch();
+  }
+
+  /** Kills the cluster process, waits for it to exit and deletes {@link #tempDir()}. */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      RUNNING.remove(this);
+      kill(node);
+      deleteRecursively(tempDir);
+    }
+  }
+
+  private void closeQuietly() {
+    try {
+      close();
+    } catch (RuntimeException e) {
+      // shutting down: nothing left to report to
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "EmbeddedRocketMQ[grpc=" + grpcEndpoint() + ", namesrv=" + namesrvAddress() + "]";
+  }
+
+  private static void requireName(String name, String what) {
+    if (name == null || name.isBlank() || name.chars().anyMatch(Character::isWhitespace)) {
+      throw new IllegalArgumentException(what + " name must be non-blank without spaces: " + name);
+    }
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException("closed: " + this);
+    }
+  }
+
+  private synchronized String command(String line) {
+    checkOpen();
+    Node current = node;
+    if (current == null || !current.process.isAlive()) {
+      throw new EmbeddedRocketMQException(
+          "cluster process is not running: "
+              + this
+              + (current == null ? "" : current.describeTail()));
+    }
+    try {
+      current.answers.clear();
+      current.stdin.write(line);
+      current.stdin.write('\n');
+      current.stdin.flush();
+      String answer = current.answers.poll(COMMAND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      if (answer == null) {
+        throw new EmbeddedRocketMQException(
+            "no answer within " + COMMAND_TIMEOUT + " to: " + line + current.describeTail());
+      }
+      if (!answer.startsWith("OK")) {
+        throw new EmbeddedRocketMQException(
+            "cluster refused '" + line + "': " + answer.replaceFirst("^ERR ?", ""));
+      }
+      return answer;
+    } catch (IOException e) {
+      throw new EmbeddedRocketMQException(
+          "cannot talk to the cluster process" + current.describeTail(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new EmbeddedRocketMQException("interrupted while waiting for: " + line, e);
+    }
+  }
+
+  // ---------------------------------------------------------------- starting
+
+  private static EmbeddedRocketMQ start(Builder settings) {
+    LocalRepositoryResolver resolver =
+        new LocalRepositoryResolver(
+            settings.localRepository != null
+                ? settings.localRepository
+                : LocalRepositoryResolver.defaultLocalRepository(),
+            settings.remoteRepository != null
+                ? settings.remoteRepository
+                : LocalRepositoryResolver.defaultRemoteRepository(),
+            System.err::println);
+    List<Path> classpath;
+    Path tempDir;
+    try {
+      classpath = ClusterClasspath.resolve(resolver);
+      deleteOrphanedTempDirs();
+      tempDir = Files.createTempDirectory(TEMP_DIR_PREFIX);
+      Files.writeString(tempDir.resolve(OWNER_FILE), Long.toString(ProcessHandle.current().pid()));
+    } catch (IOException e) {
+      throw new EmbeddedRocketMQException("cannot prepare the cluster classpath: " + e, e);
+    }
+    EmbeddedRocketMQ rocketmq = new EmbeddedRocketMQ(settings, classpath, tempDir, freePorts());
+    try {
+      rocketmq.writeSettings();
+      RUNNING.add(rocketmq);
+      synchronized (rocketmq) {
+        rocketmq.node = rocketmq.launch();
+      }
+      return rocketmq;
+    } catch (RuntimeException | Error e) {
+      rocketmq.closeQuietly();
+      throw e;
+    }
+  }
+
+  /**
+   * Deletes the directories of clusters whose test JVM was killed without running its shutdown
+   * hooks (their cluster halted when its stdin closed, but the directory stayed).
+   */
+  private static void deleteOrphanedTempDirs() {
+    Path tmp = Paths.get(System.getProperty("java.io.tmpdir"));
+    try (Stream<Path> dirs = Files.list(tmp)) {
+      dirs.filter(d -> d.getFileName().toString().startsWith(TEMP_DIR_PREFIX))
+          .filter(d -> Files.isRegularFile(d.resolve(OWNER_FILE)))
+          .filter(EmbeddedRocketMQ::ownerIsGone)
+          .forEach(EmbeddedRocketMQ::deleteRecursively);
+    } catch (IOException | RuntimeException e) {
+      // best effort only
+    }
+  }
+
+  private static boolean ownerIsGone(Path dir) {
+    try {
+      long owner = Long.parseLong(Files.readString(dir.resolve(OWNER_FILE)).trim());
+      return ProcessHandle.of(owner).map(h -> !h.isAlive()).orElse(true);
+    } catch (IOException | NumberFormatException e) {
+      return false;
+    }
+  }
+
+  private void writeSettings() {
+    Properties properties = new Properties();
+    properties.setProperty("dir", tempDir.toString());
+    properties.setProperty("namesrvPort", Integer.toString(namesrvPort));
+    properties.setProperty("brokerPort", Integer.toString(brokerPort));
+    properties.setProperty("haPort", Integer.toString(haPort));
+    properties.setProperty("grpcPort", Integer.toString(grpcPort));
+    properties.setProperty(
+        "transactionCheckInterval", Long.toString(settings.transactionCheckInterval.toMillis()));
+    properties.setProperty(
+        "transactionTimeOut", Long.toString(settings.transactionTimeout.toMillis()));
+    properties.setProperty("transactionCheckMax", Integer.toString(settings.transactionCheckMax));
+    properties.setProperty(
+        "transactionOpBatchInterval",
+        Long.toString(settings.transactionOpBatchInterval.toMillis()));
+    properties.setProperty(
+        "longPollingMinMillis", Long.toString(settings.minLongPollingTimeout.toMillis()));
+    properties.setProperty(
+        "longPollingMaxMillis", Long.toString(settings.maxLongPollingTimeout.toMillis()));
+    settings.brokerProperties.forEach((k, v) -> properties.setProperty("broker." + k, v));
+    settings.proxyProperties.forEach((k, v) -> properties.setProperty("proxy." + k, v));
+    try (Writer out =
+        Files.newBufferedWriter(tempDir.resolve("cluster.properties"), StandardCharsets.UTF_8)) {
+      properties.store(out, "txmsg-testkit embedded RocketMQ");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private Node launch() {
+    List<String> command = new ArrayList<>();
+    boolean windows = System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("win");
+    command.add(
+        Paths.get(System.getProperty("java.home"), "bin", windows ? "java.exe" : "java")
+            .toString());
+    command.add("-Xms64m");
+    command.add("-Xmx" + settings.maxHeap);
+    command.add("-XX:MaxDirectMemorySize=" + settings.maxDirectMemory);
+    command.add("-XX:+UseSerialGC");
+    command.add("-Duser.home=" + tempDir);
+    command.add("-Djava.io.tmpdir=" + tempDir);
+    command.add("-Dfile.encoding=UTF-8");
+    command.addAll(settings.jvmArguments);
+    command.add("@" + writeArgumentFile());
+    command.add(MAIN_CLASS);
+    command.add(tempDir.resolve("cluster.properties").toString());
+
+    ProcessBuilder builder = new ProcessBuilder(command).directory(tempDir.toFile());
+    long started = System.nanoTime();
+    Process process;
+    try {
+      Files.createDirectories(tempDir.resolve("logs"));
+      process = builder.start();
+    } catch (IOException e) {
+      throw new EmbeddedRocketMQException("cannot start " + command.get(0), e);
+    }
+    Node fresh = new Node(process, tempDir.resolve("logs").resolve("cluster-console.log"));
+    try {
+      fresh.ready.get(settings.startTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      kill(fresh);
+      String why =
+          e instanceof TimeoutException
+              ? "did not become ready within " + settings.startTimeout
+              : "exited before it was ready (exit code " + exitCode(process) + ")";
+      throw new EmbeddedRocketMQException(
+          "Embedded RocketMQ " + why + "; logs in " + tempDir + fresh.describeTail());
+    } catch (InterruptedException e) {
+      kill(fresh);
+      Thread.currentThread().interrupt();
+      throw new EmbeddedRocketMQException("interrupted while starting the cluster", e);
+    }
+    fresh.log(
+        String.format(
+            Locale.ROOT,
+            "txmsg-testkit: ready in %d ms (pid %d)",
+            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
+            process.pid()));
+    return fresh;
+  }
+
+  private static String exitCode(Process process) {
+    try {
+      return process.waitFor(2, TimeUnit.SECONDS) ? Integer.toString(process.exitValue()) : "?";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "?";
+    }
+  }
+
+  /** The classpath goes into an argument file: it is long, and Windows limits command lines. */
+  private Path writeArgumentFile() {
+    String joined =
+        classpath.stream()
+            .map(p -> p.toAbsolutePath().toString())
+            .collect(Collectors.joining(java.io.File.pathSeparator));
+    String quoted = "\"" + joined.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    Path file = tempDir.resolve("cluster.args");
+    try {
+      Files.writeString(file, "-cp\n" + quoted + "\n", StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return file;
+  }
+
+  private static void kill(Node node) {
+    if (node == null) {
+      return;
+    }
+    Process process = node.process;
+    process.destroyForcibly();
+    try {
+      if (!process.waitFor(30, TimeUnit.SECONDS)) {
+        throw new EmbeddedRocketMQException("cluster process " + process.pid() + " did not exit");
+      }
+      node.stdoutReader.join(2000);
+      node.stderrReader.join(2000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      node.closeStreams();
+    }
+  }
+
+  /** namesrv, broker (which also binds broker-2), HA and gRPC ports, all distinct and free. */
+  private static int[] freePorts() {
+    List<ServerSocket> held = new ArrayList<>();
+    try {
+      int namesrv = hold(0, held);
+      int broker;
+      while (true) {
+        int candidate = hold(0, held);
+        if (candidate > 1026 && tryHold(candidate - 2, held)) {
+          broker = candidate;
+          break;
+        }
+      }
+      int ha = hold(0, held);
+      int grpc = hold(0, held);
+      return new int[] {namesrv, broker, ha, grpc};
+    } finally {
+      for (ServerSocket socket : held) {
+        try {
+          socket.close();
+        } catch (IOException e) {
+          // ignore
+        }
+      }
+    }
+  }
+
+  private static int hold(int port, List<ServerSocket> held) {
+    try {
+      ServerSocket socket = new ServerSocket();
+      socket.setReuseAddress(false);
+      socket.bind(new InetSocketAddress(port));
+      held.add(socket);
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException("no free port", e);
+    }
+  }
+
+  private static boolean tryHold(int port, List<ServerSocket> held) {
+    try {
+      hold(port, held);
+      return true;
+    } catch (UncheckedIOException e) {
+      return false;
+    }
+  }
+
+  private void awaitPortsFree(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    for (int port : new int[] {namesrvPort, brokerPort, brokerPort - 2, haPort, grpcPort}) {
+      while (true) {
+        try (ServerSocket socket = new ServerSocket()) {
+          socket.setReuseAddress(true);
+          socket.bind(new InetSocketAddress(port));
+          break;
+        } catch (IOException e) {
+          if (System.nanoTime() > deadline) {
+            throw new EmbeddedRocketMQException("port " + port + " still in use after " + timeout);
+          }
+          try {
+            Thread.sleep(100);
+          } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+            throw new EmbeddedRocketMQException("interrupted", ie);
+          }
+        }
+      }
+    }
+  }
+
+  private static void deleteRecursively(Path dir) {
+    for (int attempt = 0; attempt < 5 && Files.exists(dir); attempt++) {
+      try (Stream<Path> paths = Files.walk(dir)) {
+        paths
+            .sorted(Comparator.reverseOrder())
+            .forEach(
+                p -> {
+                  try {
+                    Files.deleteIfExists(p);
+                  } catch (IOException e) {
+                    // retried below
+                  }
+                });
+      } catch (IOException | UncheckedIOException e) {
+        // retried below
+      }
+      if (Files.exists(dir)) {
+        try {
+          Thread.sleep(100);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
+  }
+
+  /** One run of the cluster process, with the threads that keep its output drained. */
+  private static final class Node {
+    final Process process;
+    final BufferedWriter stdin;
+    final BlockingQueue<String> answers = new LinkedBlockingQueue<>();
+    final CompletableFuture<String> ready = new CompletableFuture<>();
+    private final Deque<String> tail = new ArrayDeque<>();
+    private final Writer console;
+    final Thread stdoutReader;
+    final Thread stderrReader;
+
+    Node(Process process, Path consoleLog) {
+      this.process = process;
+      this.stdin =
+          new BufferedWriter(
+              new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8));
+      Writer log;
+      try {
+        log =
+            Files.newBufferedWriter(
+                consoleLog,
+                StandardCharsets.UTF_8,
+                java.nio.file.StandardOpenOption.CREATE,
+                java.nio.file.StandardOpenOption.APPEND);
+      } catch (IOException e) {
+        log = Writer.nullWriter();
+      }
+      this.console = log;
+      this.stdoutReader = drain(process.getInputStream(), true, "stdout");
+      this.stderrReader = drain(process.getErrorStream(), false, "stderr");
+    }
+
+    private Thread drain(InputStream stream, boolean protocol, String name) {
+      Thread thread =
+          new Thread(
+              () -> {
+                try (BufferedReader in =
+                    new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
+                  String line;
+                  while ((line = in.readLine()) != null) {
+                    if (protocol && line.startsWith(READY)) {
+                      log(line);
+                      ready.complete(line);
+                    } else if (protocol && (line.startsWith("OK") || line.startsWith("ERR"))) {
+                      answers.add(line);
+                    } else {
+                      log(line);
+                    }
+                  }
+                } catch (IOException e) {
+                  // the process is gone
+                } finally {
+                  if (protocol) {
+                    ready.completeExceptionally(new IOException("cluster output closed"));
+                    answers.add("ERR cluster process exited");
+                  }
+                }
+              },
+              "txmsg-embedded-rocketmq-" + name + "-" + process.pid());
+      thread.setDaemon(true);
+      thread.start();
+      return thread;
+    }
+
+    synchronized void log(String line) {
+      tail.addLast(line);
+      while (tail.size() > TAIL_LINES) {
+        tail.removeFirst();
+      }
+      try {
+        console.write(line);
+        console.write(System.lineSeparator());
+        console.flush();
+      } catch (IOException e) {
+        // the console log is a convenience only
+      }
+    }
+
+    synchronized String describeTail() {
+      if (tail.isEmpty()) {
+        return "";
+      }
+      return "\n--- last lines of the cluster output ---\n" + String.join("\n", tail);
+    }
+
+    synchronized void closeStreams() {
+      try {
+        stdin.close();
+      } catch (IOException e) {
+        // already closed
+      }
+      try {
+        console.close();
+      } catch (IOException e) {
+        // already closed
+      }
+    }
+  }
+
+  /**
+   * Settings of an {@link EmbeddedRocketMQ}. The transaction defaults are fast (checks start about
+   * 3 s after an unresolved send) so tests of check-back finish quickly; production defaults are
+   * much slower (check interval 30 s, timeout 6 s).
+   */
+  public static final class Builder {
+    private Duration transactionCheckInterval = Duration.ofMillis(1000);
+    private Duration transactionTimeout = Duration.ofMillis(2000);
+    private int transactionCheckMax = 15;
+    private Duration transactionOpBatchInterval = Duration.ofMillis(100);
+    private Duration minLongPollingTimeout = Duration.ofMillis(1000);
+    private Duration maxLongPollingTimeout = Duration.ofMillis(3000);
+    private Duration startTimeout = Duration.ofSeconds(60);
+    private String maxHeap = "256m";
+    private String maxDirectMemory = "256m";
+    private final List<String> jvmArguments = new ArrayList<>();
+    private final Map<String, String> brokerProperties = new LinkedHashMap<>();
+    private final Map<String, String> proxyProperties = new LinkedHashMap<>();
+    private Path localRepository;
+    private URI remoteRepository;
+
+    private Builder() {}
+
+    /** How often the broker scans for unresolved half messages. Default 1 s. */
+    public Builder transactionCheckInterval(Duration interval) {
+      this.transactionCheckInterval = positive(interval, "transactionCheckInterval");
+      return this;
+    }
+
+    /**
+     * How old a half message must be before the broker checks it back. Default 2 s. Keep it above
+     * the time a local transaction may take in the test, or a commit can be checked (and delivered)
+     * twice.
+     */
+    public Builder transactionTimeout(Duration timeout) {
+      this.transactionTimeout = positive(timeout, "transactionTimeout");
+      return this;
+    }
+
+    /**
+     * How many check-backs answered UNKNOWN before the broker gives up (the half message goes to
+     * {@code TRANS_CHECK_MAX_TIME_TOPIC} and is never delivered). Default 15.
+     */
+    public Builder transactionCheckMax(int checks) {
+      if (checks < 1) {
+        throw new IllegalArgumentException("transactionCheckMax must be at least 1, was " + checks);
+      }
+      this.transactionCheckMax = checks;
+      return this;
+    }
+
+    /**
+     * How often the broker batches its commit/rollback op records. Default 100 ms; the broker's own
+     * default of 3 s makes resolved half messages be checked again with fast checks.
+     */
+    public Builder transactionOpBatchInterval(Duration interval) {
+      this.transactionOpBatchInterval = positive(interval, "transactionOpBatchInterval");
+      return this;
+    }
+
+    /**
+     * The proxy's bounds on a consumer's long poll. Default 1 s .. 3 s, so that {@code
+     * PushConsumer.close()} returns within a few seconds.
+     */
+    public Builder longPollingTimeout(Duration min, Duration max) {
+      positive(min, "min long polling timeout");
+      positive(max, "max long polling timeout");
+      if (min.compareTo(max) > 0) {
+        throw new IllegalArgumentException("long polling min " + min + " exceeds max " + max);
+      }
+      this.minLongPollingTimeout = min;
+      this.maxLongPollingTimeout = max;
+      return this;
+    }
+
+    /** How long to wait for the cluster to be ready. Default 60 s. */
+    public Builder startTimeout(Duration timeout) {
+      this.startTimeout = positive(timeout, "startTimeout");
+      return this;
+    }
+
+    /** The cluster JVM's {@code -Xmx}. Default {@code 256m}. */
+    public Builder maxHeap(String size) {
+      this.maxHeap = Objects.requireNonNull(size, "maxHeap");
+      return this;
+    }
+
+    /**
+     * The cluster JVM's {@code -XX:MaxDirectMemorySize}. Default {@code 256m}; 64m is too little
+     * (commits fail).
+     */
+    public Builder maxDirectMemory(String size) {
+      this.maxDirectMemory = Objects.requireNonNull(size, "maxDirectMemory");
+      return this;
+    }
+
+    /** An extra argument for the cluster JVM, e.g. {@code -XX:+UseG1GC}. None by default. */
+    public Builder jvmArgument(String argument) {
+      jvmArguments.add(Objects.requireNonNull(argument, "argument"));
+      return this;
+    }
+
+    /**
+     * A broker setting (a property of {@code BrokerConfig} or {@code MessageStoreConfig}, e.g.
+     * {@code maxMessageSize}), applied after the testkit's own settings.
+     */
+    public Builder brokerProperty(String key, String value) {
+      brokerProperties.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value));
+      return this;
+    }
+
+    /** A proxy setting (a property of the proxy's {@code ProxyConfig}). */
+    public Builder proxyProperty(String key, String value) {
+      proxyProperties.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value));
+      return this;
+    }
+
+    /** The local Maven repository to resolve the cluster's jars in. Default: see class doc. */
+    public Builder localRepository(Path repository) {
+      this.localRepository = Objects.requireNonNull(repository, "localRepository");
+      return this;
+    }
+
+    /**
+     * The remote repository missing jars are downloaded from. Default: system property {@code
+     * txmsg.testkit.mavenRepository}, else Maven Central.
+     */
+    public Builder remoteRepository(URI repository) {
+      this.remoteRepository = Objects.requireNonNull(repository, "remoteRepository");
+      return this;
+    }
+
+    /**
+     * Forks the cluster JVM and waits until it is ready.
+     *
+     * @throws EmbeddedRocketMQException if it does not start in time; the message ends with the
+     *     last lines of its output
+     */
+    public EmbeddedRocketMQ start() {
+      return EmbeddedRocketMQ.start(copy());
+    }
+
+    private Builder copy() {
+      Builder copy = new Builder();
+      copy.transactionCheckInterval = transactionCheckInterval;
+      copy.transactionTimeout = transactionTimeout;
+      copy.transactionCheckMax = transactionCheckMax;
+      copy.transactionOpBatchInterval = transactionOpBatchInterval;
+      copy.minLongPollingTimeout = minLongPollingTimeout;
+      copy.maxLongPollingTimeout = maxLongPollingTimeout;
+      copy.startTimeout = startTimeout;
+      copy.maxHeap = maxHeap;
+      copy.maxDirectMemory = maxDirectMemory;
+      copy.jvmArguments.addAll(jvmArguments);
+      copy.brokerProperties.putAll(brokerProperties);
+      copy.proxyProperties.putAll(proxyProperties);
+      copy.localRepository = localRepository;
+      copy.remoteRepository = remoteRepository;
+      return copy;
+    }
+
+    private static Duration positive(Duration value, String name) {
+      Objects.requireNonNull(value, name);
+      if (value.isNegative() || value.isZero()) {
+        throw new IllegalArgumentException(name + " must be positive, was " + value);
+      }
+      return value;
+    }
+  }
+}

@@ -1,0 +1,135 @@
+package io.txmsg.testkit.rocketmq;
+
+import static io.txmsg.testkit.rocketmq.RocketMQClients.PROVIDER;
+import static io.txmsg.testkit.rocketmq.RocketMQClients.configuration;
+import static io.txmsg.testkit.rocketmq.RocketMQClients.message;
+import static io.txmsg.testkit.rocketmq.RocketMQClients.receive;
+import static io.txmsg.testkit.rocketmq.RocketMQClients.simpleConsumer;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.rocketmq.client.apis.ClientException;
+import org.apache.rocketmq.client.apis.consumer.SimpleConsumer;
+import org.apache.rocketmq.client.apis.producer.Producer;
+import org.apache.rocketmq.client.apis.producer.SendReceipt;
+import org.apache.rocketmq.client.apis.producer.Transaction;
+import org.apache.rocketmq.client.apis.producer.TransactionChecker;
+import org.apache.rocketmq.client.apis.producer.TransactionResolution;
+import org.junit.jupiter.api.Test;
+
+/** Messaging against the real, JVM-wide shared cluster. */
+@EmbeddedRocketMQTest
+class EmbeddedRocketMQMessagingTest {
+  private static final TransactionChecker UNKNOWN = view -> TransactionResolution.UNKNOWN;
+
+  private final EmbeddedRocketMQ rocketmq;
+
+  EmbeddedRocketMQMessagingTest(EmbeddedRocketMQ rocketmq) {
+    this.rocketmq = rocketmq;
+  }
+
+  @Test
+  void deliversPlainMessage() throws Exception {
+    rocketmq.createTopic("plain-topic", TopicType.NORMAL);
+    rocketmq.createConsumerGroup("plain-group", 3, Duration.ofSeconds(1), Duration.ofSeconds(5));
+    try (SimpleConsumer consumer = simpleConsumer(rocketmq, "plain-group", "plain-topic");
+        Producer producer =
+            PROVIDER
+                .newProducerBuilder()
+                .setClientConfiguration(configuration(rocketmq))
+                .setTopics("plain-topic")
+                .build()) {
+      SendReceipt receipt = producer.send(message("plain-topic", "hello"));
+      assertThat(receipt.getMessageId()).isNotNull();
+      assertThat(receive(consumer, 1, Duration.ofSeconds(20))).containsExactly("hello");
+    }
+  }
+
+  @Test
+  void deliversCommittedTransactionalMessage() throws Exception {
+    rocketmq.createTopic("tx-commit-topic", TopicType.TRANSACTION);
+    try (SimpleConsumer consumer = simpleConsumer(rocketmq, "tx-commit-group", "tx-commit-topic");
+        Producer producer = transactionalProducer("tx-commit-topic", UNKNOWN)) {
+      Transaction transaction = producer.beginTransaction();
+      producer.send(message("tx-commit-topic", "committed"), transaction);
+      transaction.commit();
+      assertThat(receive(consumer, 1, Duration.ofSeconds(20))).containsExactly("committed");
+    }
+  }
+
+  @Test
+  void doesNotDeliverRolledBackMessage() throws Exception {
+    rocketmq.createTopic("tx-rollback-topic", TopicType.TRANSACTION);
+    try (SimpleConsumer consumer =
+            simpleConsumer(rocketmq, "tx-rollback-group", "tx-rollback-topic");
+        Producer producer = transactionalProducer("tx-rollback-topic", UNKNOWN)) {
+      Transaction rolledBack = producer.beginTransaction();
+      producer.send(message("tx-rollback-topic", "rolled-back"), rolledBack);
+      rolledBack.rollback();
+      Transaction committed = producer.beginTransaction();
+      producer.send(message("tx-rollback-topic", "committed"), committed);
+      committed.commit();
+      // past the check timeout (2 s) and a few check intervals (1 s): a rollback stays final
+      List<String> bodies = receive(consumer, 2, Duration.ofSeconds(5));
+      assertThat(bodies).containsExactly("committed");
+    }
+  }
+
+  @Test
+  void checksBackUnresolvedHalfMessageAndDeliversOnCommit() throws Exception {
+    rocketmq.createTopic("tx-check-topic", TopicType.TRANSACTION);
+    AtomicInteger checks = new AtomicInteger();
+    TransactionChecker commitOnCheck =
+        view -> {
+          checks.incrementAndGet();
+          return TransactionResolution.COMMIT;
+        };
+    try (SimpleConsumer consumer = simpleConsumer(rocketmq, "tx-check-group", "tx-check-topic");
+        Producer producer = transactionalProducer("tx-check-topic", commitOnCheck)) {
+      Transaction transaction = producer.beginTransaction();
+      producer.send(message("tx-check-topic", "checked"), transaction);
+      // neither commit nor rollback: the broker must ask the checker
+      assertThat(receive(consumer, 1, Duration.ofSeconds(30))).containsExactly("checked");
+      assertThat(checks.get()).isGreaterThanOrEqualTo(1);
+    }
+  }
+
+  @Test
+  void rejectsPlainSendToTransactionTopic() throws Exception {
+    rocketmq.createTopic("tx-only-topic", TopicType.TRANSACTION);
+    try (Producer producer =
+        PROVIDER
+            .newProducerBuilder()
+            .setClientConfiguration(configuration(rocketmq))
+            .setTopics("tx-only-topic")
+            .build()) {
+      assertThatThrownBy(() -> producer.send(message("tx-only-topic", "plain")))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("not match");
+    }
+  }
+
+  @Test
+  void rejectsSendToMissingTopic() throws Exception {
+    try (Producer producer =
+        PROVIDER.newProducerBuilder().setClientConfiguration(configuration(rocketmq)).build()) {
+      assertThatThrownBy(() -> producer.send(message("no-such-topic", "lost")))
+          .isInstanceOf(ClientException.class)
+          .isInstanceOf(org.apache.rocketmq.client.java.exception.NotFoundException.class)
+          .hasMessageContaining("40402");
+    }
+  }
+
+  private Producer transactionalProducer(String topic, TransactionChecker checker)
+      throws ClientException {
+    return PROVIDER
+        .newProducerBuilder()
+        .setClientConfiguration(configuration(rocketmq))
+        .setTopics(topic)
+        .setTransactionChecker(checker)
+        .build();
+  }
+}
