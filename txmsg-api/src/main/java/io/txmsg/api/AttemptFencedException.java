@@ -2,8 +2,8 @@ package io.txmsg.api;
 
 /**
  * The check-back fenced this attempt (it answered ROLLBACK to the broker while this producer was
- * stalled), so the local transaction was rolled back: no fact, no event. Safe to retry the
- * business command with the same eventId.
+ * stalled), so the local transaction was rolled back: no fact, no event. Safe to retry the business
+ * command with the same eventId.
  */
 public class AttemptFencedException extends TxMessagingException {
   private static final long serialVersionUID = 1L;

@@ -1,9 +1,9 @@
 package io.txmsg.api;
 
 /**
- * Names of the message properties that carry the txmsg envelope. Every message txmsg publishes
- * has them; consumers treat a message without a valid envelope as permanently undeliverable
- * (parked with reason MALFORMED_ENVELOPE).
+ * Names of the message properties that carry the txmsg envelope. Every message txmsg publishes has
+ * them; consumers treat a message without a valid envelope as permanently undeliverable (parked
+ * with reason MALFORMED_ENVELOPE).
  */
 public final class Envelope {
   public static final String EVENT_ID = "txmsg_event_id";
@@ -18,6 +18,7 @@ public final class Envelope {
   public static final String PAYLOAD_HASH = "txmsg_payload_hash";
   public static final String ORIGIN_TIME = "txmsg_origin_time";
   public static final String CONTENT_TYPE = "txmsg_content_type";
+
   /** Prefix of application headers inside the message properties. */
   public static final String HEADER_PREFIX = "h_";
 

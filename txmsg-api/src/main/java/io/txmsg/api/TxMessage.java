@@ -9,11 +9,11 @@ import java.util.Objects;
 /**
  * One business event to publish together with the local transaction that makes it true.
  *
- * <p>Immutable; built with {@link #builder()}. {@link Builder#build()} validates every field
- * before anything is sent or written and throws {@link InvalidTxMessageException} naming the first
- * invalid field. The payload is either raw bytes or an object that the producer serializes with
- * its {@link PayloadSerializer} (JSON by default); the payload size limit of the producer is
- * checked again once the bytes are known.
+ * <p>Immutable; built with {@link #builder()}. {@link Builder#build()} validates every field before
+ * anything is sent or written and throws {@link InvalidTxMessageException} naming the first invalid
+ * field. The payload is either raw bytes or an object that the producer serializes with its {@link
+ * PayloadSerializer} (JSON by default); the payload size limit of the producer is checked again
+ * once the bytes are known.
  *
  * <p>The {@code eventId} is the idempotency key of the whole pipeline: it must be stable across
  * retries of the same business command (derive it with {@link EventIds#fromBusinessKey}), and

@@ -17,8 +17,8 @@ package io.txmsg.api;
  *   <li>{@link AttemptFencedException}: a check-back fenced this attempt; rolled back.
  *   <li>{@link EventIdConflictException}: the eventId belongs to another event; rolled back.
  *   <li>{@link OutcomeUnknownException}: it may or may not have committed; the check-back decides
- *       from the database and delivers exactly when it committed. Retrying with the same eventId
- *       is safe.
+ *       from the database and delivers exactly when it committed. Retrying with the same eventId is
+ *       safe.
  * </ul>
  */
 public interface TxMessageTemplate {

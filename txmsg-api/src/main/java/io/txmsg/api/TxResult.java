@@ -9,8 +9,8 @@ package io.txmsg.api;
  * @param value the action's result (null for ALREADY_COMMITTED)
  * @param eventId the event
  * @param attemptId this call's attempt
- * @param halfCommitAcknowledged whether the proxy accepted the commit of the half message; false
- *     is not a failure (check-back and the reconciler deliver it), and true is not delivery
+ * @param halfCommitAcknowledged whether the proxy accepted the commit of the half message; false is
+ *     not a failure (check-back and the reconciler deliver it), and true is not delivery
  */
 public record TxResult<R>(
     Outcome outcome, R value, String eventId, String attemptId, boolean halfCommitAcknowledged) {

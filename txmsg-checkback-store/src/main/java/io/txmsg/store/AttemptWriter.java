@@ -10,11 +10,11 @@ import org.apache.ibatis.session.SqlSession;
  * Writes an attempt row in its OWN short transaction with a bounded lock wait: the check-back's
  * fence (FENCED) and the producer's settlement after a failure (ROLLED_BACK).
  *
- * <p>The primary key is the fence: if the attempt's local transaction is still running it holds
- * the key, this insert waits and times out ({@link AttemptInsert.Outcome#LOCKED}: the caller must
+ * <p>The primary key is the fence: if the attempt's local transaction is still running it holds the
+ * key, this insert waits and times out ({@link AttemptInsert.Outcome#LOCKED}: the caller must
  * answer UNKNOWN, never ROLLBACK); if it committed, the insert fails with a duplicate key and the
- * committed state is read in a fresh transaction; if it never ran, the insert wins and the
- * attempt can never commit, because its own insert would now conflict.
+ * committed state is read in a fresh transaction; if it never ran, the insert wins and the attempt
+ * can never commit, because its own insert would now conflict.
  *
  * <p>Per dialect (DB-FACTS.md): PostgreSQL aborts the whole transaction on lock timeout, hence the
  * dedicated transaction with {@code SET LOCAL lock_timeout}; MariaDB bounds sub-second waits with
@@ -30,8 +30,8 @@ public final class AttemptWriter {
   }
 
   /**
-   * @throws SQLException for any failure other than a duplicate key or a lock timeout (the
-   *     caller treats it as "outcome unknown")
+   * @throws SQLException for any failure other than a duplicate key or a lock timeout (the caller
+   *     treats it as "outcome unknown")
    */
   public AttemptInsert insert(
       String attemptId, String eventId, String storeId, AttemptState state, Duration lockWait)

@@ -6,7 +6,8 @@ import org.apache.ibatis.annotations.Param;
 /** Statements on the journal table (SQL in JournalMapper.xml, per dialect where it differs). */
 public interface JournalMapper {
   /** Inserts a PENDING row whose next_retry_at is now + republishAfterMillis. */
-  int insert(@Param("row") JournalRow row, @Param("republishAfterMillis") long republishAfterMillis);
+  int insert(
+      @Param("row") JournalRow row, @Param("republishAfterMillis") long republishAfterMillis);
 
   JournalRow findById(@Param("eventId") String eventId);
 

@@ -1,8 +1,8 @@
 package io.txmsg.store;
 
 /**
- * Publication status of a journal row. Every status means the fact is committed; only DEAD needs
- * a person (publication failed permanently).
+ * Publication status of a journal row. Every status means the fact is committed; only DEAD needs a
+ * person (publication failed permanently).
  */
 public enum JournalStatus {
   /** Committed; awaiting delivery confirmation (or republish once next_retry_at passes). */

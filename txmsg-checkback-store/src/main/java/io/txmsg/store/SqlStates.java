@@ -47,8 +47,8 @@ public final class SqlStates {
   }
 
   /**
-   * A failure worth retrying later: lock timeouts, deadlocks and serialization failures (class
-   * 40), connection failures (class 08), PG's admin shutdown (57P0x).
+   * A failure worth retrying later: lock timeouts, deadlocks and serialization failures (class 40),
+   * connection failures (class 08), PG's admin shutdown (57P0x).
    */
   public static boolean isTransient(Throwable t) {
     if (isLockTimeout(t)) {

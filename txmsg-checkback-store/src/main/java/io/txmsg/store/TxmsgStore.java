@@ -21,12 +21,11 @@ import org.apache.ibatis.type.JdbcType;
  * statements for a table prefix.
  *
  * <p>Sessions are opened on a connection the caller owns ({@link #session(Connection)}): txmsg
- * writes must share the application's transaction, so the store never commits, rolls back or
- * closes a connection itself.
+ * writes must share the application's transaction, so the store never commits, rolls back or closes
+ * a connection itself.
  */
 public final class TxmsgStore {
-  static final List<String> MAPPERS =
-      List.of("AttemptMapper", "JournalMapper");
+  static final List<String> MAPPERS = List.of("AttemptMapper", "JournalMapper");
 
   private final Dialect dialect;
   private final String prefix;

@@ -29,10 +29,16 @@ class StoreContractTest {
   void duplicateAttemptKeyIsRecognisedBySqlStateClass23(TestDatabase kind) throws Exception {
     try (DatabaseFixture db = kind.open()) {
       TxmsgStore store = install(db);
-      inTx(db.dataSource(), store, s -> s.getMapper(AttemptMapper.class).insert("a1", "e1", "s", "COMMITTED"));
+      inTx(
+          db.dataSource(),
+          store,
+          s -> s.getMapper(AttemptMapper.class).insert("a1", "e1", "s", "COMMITTED"));
       assertThatThrownBy(
               () ->
-                  inTx(db.dataSource(), store, s -> s.getMapper(AttemptMapper.class).insert("a1", "e1", "s", "FENCED")))
+                  inTx(
+                      db.dataSource(),
+                      store,
+                      s -> s.getMapper(AttemptMapper.class).insert("a1", "e1", "s", "FENCED")))
           .satisfies(e -> assertThat(SqlStates.isDuplicateKey(e)).isTrue());
     }
   }
@@ -60,12 +66,14 @@ class StoreContractTest {
         holder.setAutoCommit(false);
         try (SqlSession s = store.session(holder)) {
           s.getMapper(AttemptMapper.class).insert("a1", "e1", "s", "COMMITTED");
-          AttemptInsert r = writer.insert("a1", "e1", "s", AttemptState.FENCED, Duration.ofMillis(300));
+          AttemptInsert r =
+              writer.insert("a1", "e1", "s", AttemptState.FENCED, Duration.ofMillis(300));
           assertThat(r.outcome()).isEqualTo(AttemptInsert.Outcome.LOCKED);
           holder.commit();
         }
       }
-      AttemptInsert after = writer.insert("a1", "e1", "s", AttemptState.FENCED, Duration.ofMillis(300));
+      AttemptInsert after =
+          writer.insert("a1", "e1", "s", AttemptState.FENCED, Duration.ofMillis(300));
       assertThat(after.outcome()).isEqualTo(AttemptInsert.Outcome.EXISTS);
       assertThat(after.existingState()).isEqualTo(AttemptState.COMMITTED);
     }
@@ -84,7 +92,8 @@ class StoreContractTest {
           holder.rollback();
         }
       }
-      assertThat(writer.insert("a1", "e1", "s", AttemptState.FENCED, Duration.ofMillis(300)).outcome())
+      assertThat(
+              writer.insert("a1", "e1", "s", AttemptState.FENCED, Duration.ofMillis(300)).outcome())
           .isEqualTo(AttemptInsert.Outcome.INSERTED);
     }
   }
@@ -109,17 +118,14 @@ class StoreContractTest {
       int second = count(db, store, m -> m.claim("e1", "t2", 60_000));
       assertThat(first).isEqualTo(1);
       assertThat(second).isZero();
-      int wrongToken =
-          count(db, store, m -> m.republished("e1", "t2", "m", 60_000));
+      int wrongToken = count(db, store, m -> m.republished("e1", "t2", "m", 60_000));
       assertThat(wrongToken).isZero();
-      int rightToken =
-          count(db, store, m -> m.republished("e1", "t1", "m", 60_000));
+      int rightToken = count(db, store, m -> m.republished("e1", "t1", "m", 60_000));
       assertThat(rightToken).isEqualTo(1);
       assertThat(dueRows(db, store, m -> m.selectDue(10))).isEmpty();
       int sent = count(db, store, m -> m.markSent(List.of("e1", "nope")));
       assertThat(sent).isEqualTo(1);
-      assertThat(find(db, store, m -> m.findById("e1")).getStatus())
-          .isEqualTo("SENT");
+      assertThat(find(db, store, m -> m.findById("e1")).getStatus()).isEqualTo("SENT");
     }
   }
 
@@ -129,17 +135,11 @@ class StoreContractTest {
     try (DatabaseFixture db = kind.open()) {
       TxmsgStore store = install(db);
       inTx(db.dataSource(), store, s -> s.getMapper(JournalMapper.class).insert(row("e1"), 0));
-      assertThat(count(db, store, m -> m.claim("e1", "old", 1)))
-          .isEqualTo(1);
+      assertThat(count(db, store, m -> m.claim("e1", "old", 1))).isEqualTo(1);
       Thread.sleep(50);
-      assertThat(count(db, store, m -> m.claim("e1", "new", 60_000)))
-          .isEqualTo(1);
-      assertThat(
-              count(db, store, m -> m.retry("e1", "old", 10, "X", "late")))
-          .isZero();
-      assertThat(
-              count(db, store, m -> m.dead("e1", "new", "TOPIC_NOT_FOUND", "m")))
-          .isEqualTo(1);
+      assertThat(count(db, store, m -> m.claim("e1", "new", 60_000))).isEqualTo(1);
+      assertThat(count(db, store, m -> m.retry("e1", "old", 10, "X", "late"))).isZero();
+      assertThat(count(db, store, m -> m.dead("e1", "new", "TOPIC_NOT_FOUND", "m"))).isEqualTo(1);
       JournalRow dead = find(db, store, m -> m.findById("e1"));
       assertThat(dead.getStatus()).isEqualTo("DEAD");
       assertThat(dead.getLastErrorCode()).isEqualTo("TOPIC_NOT_FOUND");
@@ -153,8 +153,7 @@ class StoreContractTest {
       TxmsgStore store = install(db);
       inTx(db.dataSource(), store, s -> s.getMapper(JournalMapper.class).insert(row("e1"), 0));
       count(db, store, m -> m.claim("e1", "t", 60_000));
-      assertThat(count(db, store, m -> m.retry("e1", "t", 60_000, "TIMEOUT", "x")))
-          .isEqualTo(1);
+      assertThat(count(db, store, m -> m.retry("e1", "t", 60_000, "TIMEOUT", "x"))).isEqualTo(1);
       JournalRow r = find(db, store, m -> m.findById("e1"));
       assertThat(r.getStatus()).isEqualTo("RETRY");
       assertThat(r.getRetryCount()).isEqualTo(1);
@@ -173,8 +172,7 @@ class StoreContractTest {
       assertThat(SchemaInstaller.installIfMissing(db.dataSource(), "billing_tx_")).isTrue();
       TxmsgStore store = TxmsgStore.detect(db.dataSource(), "billing_tx_");
       inTx(db.dataSource(), store, s -> s.getMapper(JournalMapper.class).insert(row("e1"), 0));
-      assertThat((long) count(db, store, m -> (int) m.countByStatus("PENDING")))
-          .isEqualTo(1L);
+      assertThat((long) count(db, store, m -> (int) m.countByStatus("PENDING"))).isEqualTo(1L);
     }
   }
 
@@ -196,20 +194,25 @@ class StoreContractTest {
     return r;
   }
 
-  static int count(DatabaseFixture db, TxmsgStore store, java.util.function.ToIntFunction<JournalMapper> f)
+  static int count(
+      DatabaseFixture db, TxmsgStore store, java.util.function.ToIntFunction<JournalMapper> f)
       throws Exception {
     Integer n = inTx(db.dataSource(), store, s -> f.applyAsInt(s.getMapper(JournalMapper.class)));
     return n;
   }
 
   static List<String> dueRows(
-      DatabaseFixture db, TxmsgStore store, java.util.function.Function<JournalMapper, List<String>> f)
+      DatabaseFixture db,
+      TxmsgStore store,
+      java.util.function.Function<JournalMapper, List<String>> f)
       throws Exception {
     return inTx(db.dataSource(), store, s -> f.apply(s.getMapper(JournalMapper.class)));
   }
 
   static JournalRow find(
-      DatabaseFixture db, TxmsgStore store, java.util.function.Function<JournalMapper, JournalRow> f)
+      DatabaseFixture db,
+      TxmsgStore store,
+      java.util.function.Function<JournalMapper, JournalRow> f)
       throws Exception {
     return inTx(db.dataSource(), store, s -> f.apply(s.getMapper(JournalMapper.class)));
   }

@@ -20,6 +20,7 @@ import org.slf4j.LoggerFactory;
  */
 final class CheckbackDispatcher implements TransactionChecker {
   private static final Logger log = LoggerFactory.getLogger(CheckbackDispatcher.class);
+
   /** Set by the broker on the check view: how many times it has checked this half message. */
   static final String CHECK_TIMES_PROPERTY = "TRANSACTION_CHECK_TIMES";
 

@@ -78,7 +78,8 @@ final class DeliveryConfirmer implements AutoCloseable {
       done.get(30, TimeUnit.SECONDS);
       return ConsumeResult.SUCCESS;
     } catch (Exception e) {
-      log.warn("confirmation not recorded eventId={}: {} (redelivered later)", eventId, e.toString());
+      log.warn(
+          "confirmation not recorded eventId={}: {} (redelivered later)", eventId, e.toString());
       return ConsumeResult.FAILURE;
     }
   }

@@ -41,8 +41,7 @@ final class EnvelopeMessages {
             .addProperty(Envelope.AGGREGATE_ID, row.getAggregateId())
             .addProperty(Envelope.AGGREGATE_VERSION, Long.toString(row.getAggregateVersion()))
             .addProperty(Envelope.PAYLOAD_HASH, row.getPayloadHash())
-            .addProperty(
-                Envelope.ORIGIN_TIME, Long.toString(row.getCreatedAt().toEpochMilli()));
+            .addProperty(Envelope.ORIGIN_TIME, Long.toString(row.getCreatedAt().toEpochMilli()));
     if (row.getTag() != null) {
       b.setTag(row.getTag());
     }

@@ -4,7 +4,9 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
 
-/** Local transactions on a plain DataSource: one connection, autocommit off, commit or roll back. */
+/**
+ * Local transactions on a plain DataSource: one connection, autocommit off, commit or roll back.
+ */
 public final class JdbcLocalTransactions implements LocalTransactions {
   private final DataSource dataSource;
 

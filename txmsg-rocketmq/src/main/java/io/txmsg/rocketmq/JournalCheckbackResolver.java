@@ -61,12 +61,17 @@ public final class JournalCheckbackResolver implements CheckbackResolver {
       Resolution r = decide(request);
       log.info(
           "check-back eventId={} attemptId={} checkTimes={} resolution={}",
-          request.eventId(), request.attemptId(), request.checkTimes(), r);
+          request.eventId(),
+          request.attemptId(),
+          request.checkTimes(),
+          r);
       return r;
     } catch (Exception e) {
       log.warn(
           "check-back failed eventId={} attemptId={}: {} → UNKNOWN",
-          request.eventId(), request.attemptId(), e.toString());
+          request.eventId(),
+          request.attemptId(),
+          e.toString());
       return Resolution.UNKNOWN;
     }
   }
@@ -90,7 +95,9 @@ public final class JournalCheckbackResolver implements CheckbackResolver {
     if (row != null) {
       recordCheckback(request.eventId());
       // Another attempt's row: the journal key already fences this one.
-      return request.attemptId().equals(row.getAttemptId()) ? Resolution.COMMIT : Resolution.ROLLBACK;
+      return request.attemptId().equals(row.getAttemptId())
+          ? Resolution.COMMIT
+          : Resolution.ROLLBACK;
     }
     if (tooEarlyToFence(request)) {
       return Resolution.UNKNOWN;

@@ -14,17 +14,21 @@ final class PublishErrors {
   static PublishException classify(String what, Throwable t) {
     Throwable e = unwrap(t);
     if (e instanceof NotFoundException) {
-      return new PublishException(what + ": topic not found (" + e.getMessage() + ")", "TOPIC_NOT_FOUND", false, e);
+      return new PublishException(
+          what + ": topic not found (" + e.getMessage() + ")", "TOPIC_NOT_FOUND", false, e);
     }
     if (e instanceof ForbiddenException || e instanceof UnauthorizedException) {
-      return new PublishException(what + ": permission denied (" + e.getMessage() + ")", "PERMISSION_DENIED", false, e);
+      return new PublishException(
+          what + ": permission denied (" + e.getMessage() + ")", "PERMISSION_DENIED", false, e);
     }
     if (e instanceof PayloadTooLargeException) {
-      return new PublishException(what + ": message too large (" + e.getMessage() + ")", "TOO_LARGE", false, e);
+      return new PublishException(
+          what + ": message too large (" + e.getMessage() + ")", "TOO_LARGE", false, e);
     }
     if (e instanceof IllegalArgumentException) {
       // e.g. "message type not match" for a topic that is not a TRANSACTION topic.
-      return new PublishException(what + ": rejected by the client (" + e.getMessage() + ")", "BAD_REQUEST", false, e);
+      return new PublishException(
+          what + ": rejected by the client (" + e.getMessage() + ")", "BAD_REQUEST", false, e);
     }
     if (e instanceof ClientException) {
       // Throttling, proxy timeouts, internal errors, network failures: worth retrying.

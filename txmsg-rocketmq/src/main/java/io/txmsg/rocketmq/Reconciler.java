@@ -74,7 +74,11 @@ public final class Reconciler {
     if (!claimed.isEmpty() || tooOld > 0) {
       log.info(
           "reconcile claimed={} republished={} retry={} dead={} tooOld={}",
-          claimed.size(), republished, retried, dead, tooOld);
+          claimed.size(),
+          republished,
+          retried,
+          dead,
+          tooOld);
     }
     return new Round(claimed.size(), republished, retried, dead, tooOld);
   }
@@ -131,7 +135,9 @@ public final class Reconciler {
           settings.confirmation() == DeliveryConfirmation.PROXY_ACK
               ? inTx(m -> m.republishedSent(eventId, token, messageId))
               : inTx(
-                  m -> m.republished(eventId, token, messageId, settings.republishAfter().toMillis()));
+                  m ->
+                      m.republished(
+                          eventId, token, messageId, settings.republishAfter().toMillis()));
       log.info("republished eventId={} messageId={} updated={}", eventId, messageId, n);
       return n == 1 ? Result.REPUBLISHED : Result.LOST_LEASE;
     } catch (Exception e) {
@@ -140,14 +146,17 @@ public final class Reconciler {
         if (p.retryable()) {
           long delay = backoffMillis(row.getRetryCount());
           inTx(m -> m.retry(eventId, token, delay, p.errorCode(), truncate(p.getMessage())));
-          log.warn("republish failed eventId={} code={} retryInMs={}", eventId, p.errorCode(), delay);
+          log.warn(
+              "republish failed eventId={} code={} retryInMs={}", eventId, p.errorCode(), delay);
           return Result.RETRY;
         }
         inTx(m -> m.dead(eventId, token, p.errorCode(), truncate(p.getMessage())));
-        log.error("republish failed permanently eventId={} code={} status=DEAD", eventId, p.errorCode());
+        log.error(
+            "republish failed permanently eventId={} code={} status=DEAD", eventId, p.errorCode());
         return Result.DEAD;
       } catch (Exception dbError) {
-        log.warn("could not record the republish failure eventId={}: {}", eventId, dbError.toString());
+        log.warn(
+            "could not record the republish failure eventId={}: {}", eventId, dbError.toString());
         return Result.LOST_LEASE;
       }
     }

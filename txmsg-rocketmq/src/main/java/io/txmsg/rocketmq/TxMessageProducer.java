@@ -43,8 +43,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Half message first, then the local transaction (attempt row COMMITTED — the fence point;
  * journal row PENDING — the idempotency point; the action; a self-check of the attempt row as the
- * last statement), then the half-message commit. Every failure is settled from durable state,
- * never guessed: see {@link TxMessageTemplate} for what each exception means.
+ * last statement), then the half-message commit. Every failure is settled from durable state, never
+ * guessed: see {@link TxMessageTemplate} for what each exception means.
  */
 public final class TxMessageProducer implements TxMessageTemplate {
   private static final Logger log = LoggerFactory.getLogger(TxMessageProducer.class);
@@ -110,7 +110,10 @@ public final class TxMessageProducer implements TxMessageTemplate {
     if (!topics.contains(message.topic())) {
       throw new InvalidTxMessageException(
           "topic",
-          "'" + message.topic() + "' is not one of this producer's topics " + topics
+          "'"
+              + message.topic()
+              + "' is not one of this producer's topics "
+              + topics
               + " (declare it in the settings so its check-backs reach this producer)");
     }
     JournalRow row = journalRow(message);
@@ -128,7 +131,11 @@ public final class TxMessageProducer implements TxMessageTemplate {
       throw PublishErrors.classify("half message for eventId " + eventId + " not sent", e);
     }
     row.setBrokerMessageId(receipt.getMessageId().toString());
-    log.debug("half message sent eventId={} attemptId={} messageId={}", eventId, attemptId, row.getBrokerMessageId());
+    log.debug(
+        "half message sent eventId={} attemptId={} messageId={}",
+        eventId,
+        attemptId,
+        row.getBrokerMessageId());
     interceptor.afterHalfMessageSent(message, attemptId);
 
     // 4. Local transaction.
@@ -141,9 +148,12 @@ public final class TxMessageProducer implements TxMessageTemplate {
               connection -> {
                 try (SqlSession session = store.session(connection)) {
                   AttemptMapper attemptMapper = session.getMapper(AttemptMapper.class);
-                  attemptMapper.insert(attemptId, eventId, settings.storeId(), AttemptState.COMMITTED.name());
+                  attemptMapper.insert(
+                      attemptId, eventId, settings.storeId(), AttemptState.COMMITTED.name());
                   stage[0] = Stage.JOURNAL_INSERT;
-                  session.getMapper(JournalMapper.class).insert(row, settings.republishAfter().toMillis());
+                  session
+                      .getMapper(JournalMapper.class)
+                      .insert(row, settings.republishAfter().toMillis());
                   stage[0] = Stage.ACTION;
                   interceptor.beforeAction(message, attemptId);
                   R r = action.execute(new Context(message, attemptId, connection));
@@ -156,7 +166,9 @@ public final class TxMessageProducer implements TxMessageTemplate {
                   }
                   if (System.nanoTime() > deadline) {
                     throw new TxMessagingException(
-                        "local transaction exceeded " + settings.localTransactionTimeout() + "; rolled back");
+                        "local transaction exceeded "
+                            + settings.localTransactionTimeout()
+                            + "; rolled back");
                   }
                   return r;
                 }
@@ -237,7 +249,10 @@ public final class TxMessageProducer implements TxMessageTemplate {
     settleRolledBack(row, half, cause);
     log.info(
         "local transaction rolled back eventId={} attemptId={} stage={} cause={}",
-        eventId, attemptId, stage, cause.toString());
+        eventId,
+        attemptId,
+        stage,
+        cause.toString());
     if (cause instanceof RuntimeException) {
       throw (RuntimeException) cause;
     }
@@ -255,7 +270,9 @@ public final class TxMessageProducer implements TxMessageTemplate {
       existing = readJournal(eventId);
     } catch (Exception e) {
       throw new OutcomeUnknownException(
-          "eventId " + eventId + " hit a duplicate key but the journal row could not be read; the"
+          "eventId "
+              + eventId
+              + " hit a duplicate key but the journal row could not be read; the"
               + " half message is left to the check-back",
           e);
     }
@@ -289,7 +306,10 @@ public final class TxMessageProducer implements TxMessageTemplate {
     } catch (Exception e) {
       OutcomeUnknownException u =
           new OutcomeUnknownException(
-              "attempt " + row.getAttemptId() + " of eventId " + row.getEventId()
+              "attempt "
+                  + row.getAttemptId()
+                  + " of eventId "
+                  + row.getEventId()
                   + " failed and its ROLLED_BACK state could not be recorded; the check-back will"
                   + " settle the half message",
               e);
@@ -306,8 +326,12 @@ public final class TxMessageProducer implements TxMessageTemplate {
     if (!didNotCommit) {
       OutcomeUnknownException u =
           new OutcomeUnknownException(
-              "attempt " + row.getAttemptId() + " of eventId " + row.getEventId()
-                  + " failed but its attempt key is " + r
+              "attempt "
+                  + row.getAttemptId()
+                  + " of eventId "
+                  + row.getEventId()
+                  + " failed but its attempt key is "
+                  + r
                   + "; the check-back will settle the half message",
               original);
       throw u;
@@ -336,7 +360,8 @@ public final class TxMessageProducer implements TxMessageTemplate {
       case INSERTED:
         rollbackHalf(half, row.getEventId(), row.getAttemptId());
         throw new TxMessagingException(
-            "commit of eventId " + row.getEventId() + " failed; nothing was committed", commitError);
+            "commit of eventId " + row.getEventId() + " failed; nothing was committed",
+            commitError);
       case EXISTS:
         if (r.existingState() == AttemptState.COMMITTED) {
           log.warn("commit() threw but the transaction committed eventId={}", row.getEventId());
@@ -354,7 +379,8 @@ public final class TxMessageProducer implements TxMessageTemplate {
             commitError);
       default:
         throw new OutcomeUnknownException(
-            "commit of eventId " + row.getEventId()
+            "commit of eventId "
+                + row.getEventId()
                 + " failed and a session still holds its attempt key; the check-back will settle it",
             commitError);
     }
@@ -371,7 +397,9 @@ public final class TxMessageProducer implements TxMessageTemplate {
     } catch (Exception e) {
       log.warn(
           "half-message commit failed eventId={} attemptId={}: {} (check-back or reconciler will deliver)",
-          row.getEventId(), row.getAttemptId(), e.toString());
+          row.getEventId(),
+          row.getAttemptId(),
+          e.toString());
       return false;
     }
     if (settings.confirmation() == DeliveryConfirmation.PROXY_ACK) {
@@ -384,7 +412,8 @@ public final class TxMessageProducer implements TxMessageTemplate {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try (SqlSession s = store.session(c)) {
-        s.getMapper(JournalMapper.class).markSentByProducer(row.getEventId(), row.getBrokerMessageId());
+        s.getMapper(JournalMapper.class)
+            .markSentByProducer(row.getEventId(), row.getBrokerMessageId());
         c.commit();
       }
     } catch (Exception e) {
@@ -398,7 +427,11 @@ public final class TxMessageProducer implements TxMessageTemplate {
       half.rollback();
     } catch (Exception e) {
       // The attempt row says ROLLED_BACK/FENCED: the check-back answers ROLLBACK later.
-      log.warn("half-message rollback failed eventId={} attemptId={}: {}", eventId, attemptId, e.toString());
+      log.warn(
+          "half-message rollback failed eventId={} attemptId={}: {}",
+          eventId,
+          attemptId,
+          e.toString());
     }
   }
 

@@ -62,8 +62,7 @@ public final class TxMessaging implements AutoCloseable {
       cb.setCredentialProvider(new StaticSessionCredentialsProvider(s.accessKey(), s.secretKey()));
     }
     ClientConfiguration config = cb.build();
-    JournalCheckbackResolver journalResolver =
-        new JournalCheckbackResolver(b.dataSource, store, s);
+    JournalCheckbackResolver journalResolver = new JournalCheckbackResolver(b.dataSource, store, s);
     CheckbackDispatcher dispatcher = new CheckbackDispatcher(b.resolvers, journalResolver);
     this.producer =
         provider
@@ -77,7 +76,15 @@ public final class TxMessaging implements AutoCloseable {
         b.transactions != null ? b.transactions : new JdbcLocalTransactions(b.dataSource);
     this.template =
         new TxMessageProducer(
-            s, producer, tx, b.dataSource, store, messages, b.serializer, b.sanitizer, b.interceptor);
+            s,
+            producer,
+            tx,
+            b.dataSource,
+            store,
+            messages,
+            b.serializer,
+            b.sanitizer,
+            b.interceptor);
     this.reconciler = new Reconciler(b.dataSource, store, s, producer, messages);
     DeliveryConfirmer c = null;
     try {

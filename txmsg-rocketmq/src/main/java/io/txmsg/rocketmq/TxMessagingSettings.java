@@ -7,8 +7,8 @@ import java.util.LinkedHashSet;
 import java.util.Set;
 
 /**
- * Settings of one txmsg producer store. Every setter states its default; {@link #validate()}
- * fails fast with a message naming the setting.
+ * Settings of one txmsg producer store. Every setter states its default; {@link #validate()} fails
+ * fast with a message naming the setting.
  */
 public final class TxMessagingSettings {
   static final int BROKER_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -62,9 +62,9 @@ public final class TxMessagingSettings {
   }
 
   /**
-   * Required: the TRANSACTION topics this producer publishes to. The producer declares them to
-   * the broker so that their check-backs reach it; a message for another topic is rejected before
-   * any side effect.
+   * Required: the TRANSACTION topics this producer publishes to. The producer declares them to the
+   * broker so that their check-backs reach it; a message for another topic is rejected before any
+   * side effect.
    */
   public TxMessagingSettings topics(String... topics) {
     this.topics.clear();
@@ -98,8 +98,8 @@ public final class TxMessagingSettings {
   }
 
   /**
-   * The check-back fences an attempt with no row only once the broker has checked it at least
-   * this often; default 2. (Fencing is safe at any time; waiting avoids fencing slow producers.)
+   * The check-back fences an attempt with no row only once the broker has checked it at least this
+   * often; default 2. (Fencing is safe at any time; waiting avoids fencing slow producers.)
    */
   public TxMessagingSettings fenceAfterChecks(int n) {
     this.fenceAfterChecks = n;
@@ -126,8 +126,8 @@ public final class TxMessagingSettings {
 
   /**
    * A row not confirmed this long after commit (or after its last republish) is republished.
-   * Default 10 minutes; keep it above the broker's whole check window (check interval × check
-   * max), or rows are republished while the broker still checks them (harmless duplicates).
+   * Default 10 minutes; keep it above the broker's whole check window (check interval × check max),
+   * or rows are republished while the broker still checks them (harmless duplicates).
    */
   public TxMessagingSettings republishAfter(Duration d) {
     this.republishAfter = d;
@@ -160,8 +160,8 @@ public final class TxMessagingSettings {
   }
 
   /**
-   * How long consumers keep consume-log rows; a RETRY row older than this (minus 10 %) becomes
-   * DEAD with TOO_OLD, since consumers could no longer deduplicate it. Default 7 days.
+   * How long consumers keep consume-log rows; a RETRY row older than this (minus 10 %) becomes DEAD
+   * with TOO_OLD, since consumers could no longer deduplicate it. Default 7 days.
    */
   public TxMessagingSettings consumeLogRetention(Duration d) {
     this.consumeLogRetention = d;

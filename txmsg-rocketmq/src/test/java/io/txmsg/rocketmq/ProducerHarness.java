@@ -63,10 +63,13 @@ final class ProducerHarness implements AutoCloseable {
             .autoCreateSchema(true)
             .republishAfter(Duration.ofSeconds(60))
             .leaseDuration(Duration.ofSeconds(10))
-            .fenceAfterChecks(1);
+            .fenceAfterChecks(2);
     tweak.accept(settings);
     TxMessaging.Builder b =
-        TxMessaging.builder().dataSource(db.dataSource()).settings(settings).interceptor(interceptor);
+        TxMessaging.builder()
+            .dataSource(db.dataSource())
+            .settings(settings)
+            .interceptor(interceptor);
     for (CheckbackResolver r : resolvers) {
       b.resolver(r);
     }
@@ -97,12 +100,14 @@ final class ProducerHarness implements AutoCloseable {
         .eventType("PaymentSucceeded")
         .aggregate("Payment", id, 1)
         .businessKey("order-" + id)
-        .payload(("{\"id\":\"" + id + "\",\"amount\":" + amount + "}").getBytes(StandardCharsets.UTF_8))
+        .payload(
+            ("{\"id\":\"" + id + "\",\"amount\":" + amount + "}").getBytes(StandardCharsets.UTF_8))
         .build();
   }
 
   static void insertPayment(Connection c, String id, int amount) throws Exception {
-    try (PreparedStatement ps = c.prepareStatement("INSERT INTO payment (id, amount) VALUES (?, ?)")) {
+    try (PreparedStatement ps =
+        c.prepareStatement("INSERT INTO payment (id, amount) VALUES (?, ?)")) {
       ps.setString(1, id);
       ps.setInt(2, amount);
       ps.executeUpdate();
@@ -129,7 +134,8 @@ final class ProducerHarness implements AutoCloseable {
 
   String attemptState(String attemptId) throws Exception {
     try (Connection c = db.dataSource().getConnection();
-        PreparedStatement ps = c.prepareStatement("SELECT state FROM txmsg_attempt WHERE attempt_id = ?")) {
+        PreparedStatement ps =
+            c.prepareStatement("SELECT state FROM txmsg_attempt WHERE attempt_id = ?")) {
       ps.setString(1, attemptId);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? rs.getString(1) : null;
@@ -140,7 +146,8 @@ final class ProducerHarness implements AutoCloseable {
   List<String> attemptStatesOf(String eventId) throws Exception {
     try (Connection c = db.dataSource().getConnection();
         PreparedStatement ps =
-            c.prepareStatement("SELECT state FROM txmsg_attempt WHERE event_id = ? ORDER BY created_at")) {
+            c.prepareStatement(
+                "SELECT state FROM txmsg_attempt WHERE event_id = ? ORDER BY created_at")) {
       ps.setString(1, eventId);
       try (ResultSet rs = ps.executeQuery()) {
         List<String> out = new java.util.ArrayList<>();

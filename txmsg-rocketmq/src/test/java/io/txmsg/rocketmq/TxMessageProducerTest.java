@@ -32,6 +32,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class TxMessageProducerTest {
   private static final String DB = "io.txmsg.testkit.db.TestDatabases#enabled";
+
   /** Long enough for check-backs of a 2 s-old half message to have happened several times. */
   private static final Duration QUIET = Duration.ofSeconds(6);
 
@@ -73,16 +74,21 @@ class TxMessageProducerTest {
     ProducerHarness h = harness(kind);
     String id = id();
     TxResult<String> r =
-        h.txmsg.template().execute(h.message(id, 10), ctx -> {
-          insertPayment(ctx.connection(), id, 10);
-          return "ok";
-        });
+        h.txmsg
+            .template()
+            .execute(
+                h.message(id, 10),
+                ctx -> {
+                  insertPayment(ctx.connection(), id, 10);
+                  return "ok";
+                });
     assertThat(r.outcome()).isEqualTo(TxResult.Outcome.COMMITTED);
     assertThat(r.value()).isEqualTo("ok");
     assertThat(h.paymentExists(id)).isTrue();
     String eventId = "evt-" + id;
     assertThat(await(Duration.ofSeconds(20), () -> "SENT".equals(h.journalStatus(eventId))))
-        .as("confirm consumer marks the row SENT").isTrue();
+        .as("confirm consumer marks the row SENT")
+        .isTrue();
     assertThat(await(Duration.ofSeconds(10), () -> h.deliveryCount(eventId) >= 1)).isTrue();
     Thread.sleep(2000);
     assertThat(h.deliveryCount(eventId)).isEqualTo(1);
@@ -98,11 +104,15 @@ class TxMessageProducerTest {
     AtomicReference<String> attempt = new AtomicReference<>();
     assertThatThrownBy(
             () ->
-                h.txmsg.template().execute(h.message(id, 10), ctx -> {
-                  attempt.set(ctx.attemptId());
-                  insertPayment(ctx.connection(), id, 10);
-                  throw boom;
-                }))
+                h.txmsg
+                    .template()
+                    .execute(
+                        h.message(id, 10),
+                        ctx -> {
+                          attempt.set(ctx.attemptId());
+                          insertPayment(ctx.connection(), id, 10);
+                          throw boom;
+                        }))
         .isSameAs(boom);
     assertThat(h.paymentExists(id)).isFalse();
     assertThat(h.journal("evt-" + id)).isNull();
@@ -121,13 +131,17 @@ class TxMessageProducerTest {
     // transaction is rolled back and the next statement silently starts a new one.
     assertThatThrownBy(
             () ->
-                h.txmsg.template().execute(h.message(id, 10), ctx -> {
-                  try (Statement s = ctx.connection().createStatement()) {
-                    s.execute("ROLLBACK");
-                  }
-                  insertPayment(ctx.connection(), id, 10);
-                  return "looks fine";
-                }))
+                h.txmsg
+                    .template()
+                    .execute(
+                        h.message(id, 10),
+                        ctx -> {
+                          try (Statement s = ctx.connection().createStatement()) {
+                            s.execute("ROLLBACK");
+                          }
+                          insertPayment(ctx.connection(), id, 10);
+                          return "looks fine";
+                        }))
         .isInstanceOf(TxMessageProducer.SelfCheckFailedException.class);
     assertThat(h.paymentExists(id)).isFalse();
     assertThat(h.journal("evt-" + id)).isNull();
@@ -141,23 +155,31 @@ class TxMessageProducerTest {
       throws Exception {
     ProducerHarness h = harness(kind);
     String id = id();
-    h.txmsg.template().execute(h.message(id, 1), ctx -> {
-      insertPayment(ctx.connection(), id, 1);
-      return null;
-    });
+    h.txmsg
+        .template()
+        .execute(
+            h.message(id, 1),
+            ctx -> {
+              insertPayment(ctx.connection(), id, 1);
+              return null;
+            });
     String second = id();
     AtomicReference<Object> outcome = new AtomicReference<>();
     try {
       outcome.set(
-          h.txmsg.template().execute(h.message(second, 2), ctx -> {
-            insertPayment(ctx.connection(), second, 2);
-            try {
-              insertPayment(ctx.connection(), id, 2); // duplicate key, caught and ignored
-            } catch (java.sql.SQLException ignoredOnPurpose) {
-              // the test's point: an action that swallows a failed statement
-            }
-            return "swallowed";
-          }));
+          h.txmsg
+              .template()
+              .execute(
+                  h.message(second, 2),
+                  ctx -> {
+                    insertPayment(ctx.connection(), second, 2);
+                    try {
+                      insertPayment(ctx.connection(), id, 2); // duplicate key, caught and ignored
+                    } catch (java.sql.SQLException ignoredOnPurpose) {
+                      // the test's point: an action that swallows a failed statement
+                    }
+                    return "swallowed";
+                  }));
     } catch (RuntimeException e) {
       outcome.set(e);
     }
@@ -173,7 +195,8 @@ class TxMessageProducerTest {
       assertThat(outcome.get()).isInstanceOf(TxResult.class);
       assertThat(h.paymentExists(second)).isTrue();
       assertThat(h.journal("evt-" + second)).isNotNull();
-      assertThat(await(Duration.ofSeconds(10), () -> h.deliveryCount("evt-" + second) == 1)).isTrue();
+      assertThat(await(Duration.ofSeconds(10), () -> h.deliveryCount("evt-" + second) == 1))
+          .isTrue();
     }
   }
 
@@ -185,17 +208,25 @@ class TxMessageProducerTest {
     String id = id();
     AtomicInteger runs = new AtomicInteger();
     TxMessage m = h.message(id, 10);
-    h.txmsg.template().execute(m, ctx -> {
-      runs.incrementAndGet();
-      insertPayment(ctx.connection(), id, 10);
-      return null;
-    });
+    h.txmsg
+        .template()
+        .execute(
+            m,
+            ctx -> {
+              runs.incrementAndGet();
+              insertPayment(ctx.connection(), id, 10);
+              return null;
+            });
     TxResult<Object> retry =
-        h.txmsg.template().execute(m, ctx -> {
-          runs.incrementAndGet();
-          insertPayment(ctx.connection(), id, 10);
-          return null;
-        });
+        h.txmsg
+            .template()
+            .execute(
+                m,
+                ctx -> {
+                  runs.incrementAndGet();
+                  insertPayment(ctx.connection(), id, 10);
+                  return null;
+                });
     assertThat(retry.alreadyCommitted()).isTrue();
     assertThat(runs.get()).isEqualTo(1);
     assertThat(h.attemptState(retry.attemptId())).isEqualTo("ROLLED_BACK");
@@ -208,17 +239,25 @@ class TxMessageProducerTest {
   void theSameEventIdWithAnotherPayloadIsAConflict(TestDatabase kind) throws Exception {
     ProducerHarness h = harness(kind);
     String id = id();
-    h.txmsg.template().execute(h.message(id, 10), ctx -> {
-      insertPayment(ctx.connection(), id, 10);
-      return null;
-    });
+    h.txmsg
+        .template()
+        .execute(
+            h.message(id, 10),
+            ctx -> {
+              insertPayment(ctx.connection(), id, 10);
+              return null;
+            });
     AtomicInteger runs = new AtomicInteger();
     assertThatThrownBy(
             () ->
-                h.txmsg.template().execute(h.message(id, 99), ctx -> {
-                  runs.incrementAndGet();
-                  return null;
-                }))
+                h.txmsg
+                    .template()
+                    .execute(
+                        h.message(id, 99),
+                        ctx -> {
+                          runs.incrementAndGet();
+                          return null;
+                        }))
         .isInstanceOf(EventIdConflictException.class)
         .hasMessageContaining("evt-" + id);
     assertThat(runs.get()).isZero();
@@ -232,15 +271,24 @@ class TxMessageProducerTest {
     String id = id();
     TxMessage m = h.message(id, 10);
     assertThatThrownBy(
-            () -> h.txmsg.template().execute(m, ctx -> {
-              throw new IllegalStateException("first try fails");
-            }))
+            () ->
+                h.txmsg
+                    .template()
+                    .execute(
+                        m,
+                        ctx -> {
+                          throw new IllegalStateException("first try fails");
+                        }))
         .hasMessage("first try fails");
     TxResult<Object> ok =
-        h.txmsg.template().execute(m, ctx -> {
-          insertPayment(ctx.connection(), id, 10);
-          return null;
-        });
+        h.txmsg
+            .template()
+            .execute(
+                m,
+                ctx -> {
+                  insertPayment(ctx.connection(), id, 10);
+                  return null;
+                });
     Thread.sleep(QUIET.toMillis());
     assertThat(h.deliveries.get("evt-" + id)).containsExactly(ok.attemptId());
   }
@@ -260,10 +308,14 @@ class TxMessageProducerTest {
         };
     long start = System.nanoTime();
     TxResult<Object> r =
-        h.txmsg.template().execute(h.message(id, 10), ctx -> {
-          insertPayment(ctx.connection(), id, 10);
-          return null;
-        });
+        h.txmsg
+            .template()
+            .execute(
+                h.message(id, 10),
+                ctx -> {
+                  insertPayment(ctx.connection(), id, 10);
+                  return null;
+                });
     assertThat(r.halfCommitAcknowledged()).isFalse();
     assertThat(await(Duration.ofSeconds(20), () -> h.deliveryCount("evt-" + id) == 1)).isTrue();
     long ms = Duration.ofNanos(System.nanoTime() - start).toMillis();
@@ -278,13 +330,18 @@ class TxMessageProducerTest {
       TestDatabase kind) throws Exception {
     ProducerHarness h = harness(kind);
     String id = id();
-    // fenceAfterChecks = 1 in the harness: every check-back tries to fence and meets the lock.
+    // fenceAfterChecks = 2 in the harness: from the second check-back on, each tries to fence
+    // and meets the lock held by this transaction.
     TxResult<Object> r =
-        h.txmsg.template().execute(h.message(id, 10), ctx -> {
-          insertPayment(ctx.connection(), id, 10);
-          Thread.sleep(5500); // the broker checks at ~2 s, 3 s, 4 s, 5 s
-          return null;
-        });
+        h.txmsg
+            .template()
+            .execute(
+                h.message(id, 10),
+                ctx -> {
+                  insertPayment(ctx.connection(), id, 10);
+                  Thread.sleep(6500); // the broker checks at ~2 s, 3 s, 4 s, 5 s, 6 s
+                  return null;
+                });
     assertThat(r.outcome()).isEqualTo(TxResult.Outcome.COMMITTED);
     assertThat(h.attemptState(r.attemptId())).isEqualTo("COMMITTED");
     assertThat(await(Duration.ofSeconds(15), () -> h.deliveryCount("evt-" + id) == 1)).isTrue();
@@ -302,13 +359,15 @@ class TxMessageProducerTest {
           @Override
           public void afterHalfMessageSent(TxMessage message, String attemptId) {
             try {
-              await(Duration.ofSeconds(30), () -> {
-                try {
-                  return "FENCED".equals(h.attemptState(attemptId));
-                } catch (Exception e) {
-                  return false;
-                }
-              });
+              await(
+                  Duration.ofSeconds(30),
+                  () -> {
+                    try {
+                      return "FENCED".equals(h.attemptState(attemptId));
+                    } catch (Exception e) {
+                      return false;
+                    }
+                  });
             } catch (InterruptedException e) {
               Thread.currentThread().interrupt();
             }
@@ -316,11 +375,16 @@ class TxMessageProducerTest {
         };
     AtomicInteger runs = new AtomicInteger();
     assertThatThrownBy(
-            () -> h.txmsg.template().execute(h.message(id, 10), ctx -> {
-              runs.incrementAndGet();
-              insertPayment(ctx.connection(), id, 10);
-              return null;
-            }))
+            () ->
+                h.txmsg
+                    .template()
+                    .execute(
+                        h.message(id, 10),
+                        ctx -> {
+                          runs.incrementAndGet();
+                          insertPayment(ctx.connection(), id, 10);
+                          return null;
+                        }))
         .isInstanceOf(AttemptFencedException.class);
     assertThat(runs.get()).isZero();
     assertThat(h.paymentExists(id)).isFalse();
@@ -336,7 +400,8 @@ class TxMessageProducerTest {
     String id = id();
     AtomicInteger runs = new AtomicInteger();
     TxMessage unknownTopic = h.message(id, 1).toBuilder().topic("not-declared").build();
-    assertThatThrownBy(() -> h.txmsg.template().execute(unknownTopic, ctx -> runs.incrementAndGet()))
+    assertThatThrownBy(
+            () -> h.txmsg.template().execute(unknownTopic, ctx -> runs.incrementAndGet()))
         .isInstanceOf(InvalidTxMessageException.class)
         .satisfies(e -> assertThat(((InvalidTxMessageException) e).field()).isEqualTo("topic"));
     TxMessage huge = h.message(id, 1).toBuilder().payload(new byte[1024 * 1024 + 1]).build();
