@@ -344,7 +344,10 @@ class TxMessageProducerTest {
                 });
     assertThat(r.outcome()).isEqualTo(TxResult.Outcome.COMMITTED);
     assertThat(h.attemptState(r.attemptId())).isEqualTo("COMMITTED");
-    assertThat(await(Duration.ofSeconds(15), () -> h.deliveryCount("evt-" + id) == 1)).isTrue();
+    // Delivered, and only this attempt's message. When the commit and a COMMIT check-back race,
+    // the broker may deliver it twice (ROCKETMQ-FACTS.md pitfall 3): consumers deduplicate.
+    assertThat(await(Duration.ofSeconds(15), () -> h.deliveryCount("evt-" + id) >= 1)).isTrue();
+    assertThat(h.deliveries.get("evt-" + id)).containsOnly(r.attemptId());
     assertThat(h.paymentExists(id)).isTrue();
   }
 
