@@ -23,10 +23,12 @@ import org.apache.ibatis.session.SqlSession;
 public final class AttemptWriter {
   private final DataSource dataSource;
   private final TxmsgStore store;
+  private final StoreTransactions transactions;
 
   public AttemptWriter(DataSource dataSource, TxmsgStore store) {
     this.dataSource = dataSource;
     this.store = store;
+    this.transactions = new StoreTransactions(dataSource, store);
   }
 
   /**
@@ -77,14 +79,8 @@ public final class AttemptWriter {
   }
 
   /** Reads an attempt's state in a short transaction of its own; null when there is no row. */
-  public AttemptState read(String attemptId) throws SQLException {
-    try (Connection c = dataSource.getConnection()) {
-      c.setAutoCommit(false);
-      try (SqlSession session = store.session(c)) {
-        String s = session.getMapper(AttemptMapper.class).selectState(attemptId);
-        c.commit();
-        return s == null ? null : AttemptState.valueOf(s);
-      }
-    }
+  public AttemptState read(String attemptId) throws Exception {
+    String s = transactions.run(AttemptMapper.class, m -> m.selectState(attemptId));
+    return s == null ? null : AttemptState.valueOf(s);
   }
 }

@@ -46,26 +46,6 @@ public final class SqlStates {
     return false;
   }
 
-  /**
-   * A failure worth retrying later: lock timeouts, deadlocks and serialization failures (class 40),
-   * connection failures (class 08), PG's admin shutdown (57P0x).
-   */
-  public static boolean isTransient(Throwable t) {
-    if (isLockTimeout(t)) {
-      return true;
-    }
-    SQLException e = find(t);
-    if (e == null) {
-      return false;
-    }
-    String state = e.getSQLState();
-    return e instanceof java.sql.SQLTransientException
-        || e instanceof java.sql.SQLRecoverableException
-        || (state != null
-            && (state.startsWith("40") || state.startsWith("08") || state.startsWith("57P")))
-        || e.getErrorCode() == 1213;
-  }
-
   /** The first SQLException in the cause chain, or null. */
   public static SQLException find(Throwable t) {
     Throwable c = t;

@@ -2,8 +2,8 @@ package io.txmsg.rocketmq;
 
 import io.txmsg.api.Envelope;
 import io.txmsg.store.JournalMapper;
+import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
-import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -12,7 +12,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
-import org.apache.ibatis.session.SqlSession;
 import org.apache.rocketmq.client.apis.ClientConfiguration;
 import org.apache.rocketmq.client.apis.ClientServiceProvider;
 import org.apache.rocketmq.client.apis.consumer.ConsumeResult;
@@ -31,8 +30,7 @@ import org.slf4j.LoggerFactory;
 final class DeliveryConfirmer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DeliveryConfirmer.class);
 
-  private final DataSource dataSource;
-  private final TxmsgStore store;
+  private final StoreTransactions storeTx;
   private final TxMessagingSettings settings;
   private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
   private final Thread flusher;
@@ -42,8 +40,7 @@ final class DeliveryConfirmer implements AutoCloseable {
   private record Pending(String eventId, CompletableFuture<Void> done) {}
 
   DeliveryConfirmer(DataSource dataSource, TxmsgStore store, TxMessagingSettings settings) {
-    this.dataSource = dataSource;
-    this.store = store;
+    this.storeTx = new StoreTransactions(dataSource, store);
     this.settings = settings;
     this.flusher = new Thread(this::flushLoop, "txmsg-confirm-flusher-" + settings.storeId());
     this.flusher.setDaemon(true);
@@ -118,17 +115,8 @@ final class DeliveryConfirmer implements AutoCloseable {
   private void markSent(List<Pending> batch) throws Exception {
     List<String> ids = new ArrayList<>(batch.size());
     batch.forEach(b -> ids.add(b.eventId()));
-    try (Connection c = dataSource.getConnection()) {
-      c.setAutoCommit(false);
-      try (SqlSession s = store.session(c)) {
-        int n = s.getMapper(JournalMapper.class).markSent(ids);
-        c.commit();
-        log.debug("confirmed {} of {} delivered events", n, ids.size());
-      } catch (Exception e) {
-        c.rollback();
-        throw e;
-      }
-    }
+    int n = storeTx.run(JournalMapper.class, m -> m.markSent(ids));
+    log.debug("confirmed {} of {} delivered events", n, ids.size());
   }
 
   @Override

@@ -3,11 +3,15 @@ package io.txmsg.rocketmq;
 import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Local transactions on a plain DataSource: one connection, autocommit off, commit or roll back.
  */
 public final class JdbcLocalTransactions implements LocalTransactions {
+  private static final Logger log = LoggerFactory.getLogger(JdbcLocalTransactions.class);
+
   private final DataSource dataSource;
 
   public JdbcLocalTransactions(DataSource dataSource) {
@@ -42,8 +46,7 @@ public final class JdbcLocalTransactions implements LocalTransactions {
         c.close();
       } catch (SQLException e) {
         // Closing returns the connection to the pool; the outcome is already decided.
-        org.slf4j.LoggerFactory.getLogger(JdbcLocalTransactions.class)
-            .warn("connection close failed after the local transaction: {}", e.toString());
+        log.warn("connection close failed after the local transaction: {}", e.toString());
       }
     }
   }

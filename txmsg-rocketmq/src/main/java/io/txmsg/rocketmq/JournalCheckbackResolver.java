@@ -8,12 +8,11 @@ import io.txmsg.store.AttemptState;
 import io.txmsg.store.AttemptWriter;
 import io.txmsg.store.JournalMapper;
 import io.txmsg.store.JournalRow;
+import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
-import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
 import javax.sql.DataSource;
-import org.apache.ibatis.session.SqlSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,8 +35,7 @@ import org.slf4j.LoggerFactory;
 public final class JournalCheckbackResolver implements CheckbackResolver {
   private static final Logger log = LoggerFactory.getLogger(JournalCheckbackResolver.class);
 
-  private final DataSource dataSource;
-  private final TxmsgStore store;
+  private final StoreTransactions storeTx;
   private final AttemptWriter attempts;
   private final String storeId;
   private final int fenceAfterChecks;
@@ -46,8 +44,7 @@ public final class JournalCheckbackResolver implements CheckbackResolver {
 
   public JournalCheckbackResolver(
       DataSource dataSource, TxmsgStore store, TxMessagingSettings settings) {
-    this.dataSource = dataSource;
-    this.store = store;
+    this.storeTx = new StoreTransactions(dataSource, store);
     this.attempts = new AttemptWriter(dataSource, store);
     this.storeId = settings.storeId();
     this.fenceAfterChecks = settings.fenceAfterChecks();
@@ -91,7 +88,7 @@ public final class JournalCheckbackResolver implements CheckbackResolver {
       }
       return Resolution.ROLLBACK;
     }
-    JournalRow row = readJournal(request.eventId());
+    JournalRow row = storeTx.run(JournalMapper.class, m -> m.findById(request.eventId()));
     if (row != null) {
       recordCheckback(request.eventId());
       // Another attempt's row: the journal key already fences this one.
@@ -127,24 +124,9 @@ public final class JournalCheckbackResolver implements CheckbackResolver {
     return born == null || Duration.between(born, Instant.now()).compareTo(fenceAfter) < 0;
   }
 
-  private JournalRow readJournal(String eventId) throws Exception {
-    try (Connection c = dataSource.getConnection()) {
-      c.setAutoCommit(false);
-      try (SqlSession s = store.session(c)) {
-        JournalRow r = s.getMapper(JournalMapper.class).findById(eventId);
-        c.commit();
-        return r;
-      }
-    }
-  }
-
   private void recordCheckback(String eventId) {
-    try (Connection c = dataSource.getConnection()) {
-      c.setAutoCommit(false);
-      try (SqlSession s = store.session(c)) {
-        s.getMapper(JournalMapper.class).recordCheckback(eventId);
-        c.commit();
-      }
+    try {
+      storeTx.run(JournalMapper.class, m -> m.recordCheckback(eventId));
     } catch (Exception e) {
       // Only the incident counter is lost; the answer stands.
       log.warn("could not count the check-back eventId={}: {}", eventId, e.toString());

@@ -5,14 +5,13 @@ import io.txmsg.api.PublishException;
 import io.txmsg.store.Dialect;
 import io.txmsg.store.JournalMapper;
 import io.txmsg.store.JournalRow;
+import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
-import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
-import org.apache.ibatis.session.SqlSession;
 import org.apache.rocketmq.client.apis.producer.Producer;
 import org.apache.rocketmq.client.apis.producer.SendReceipt;
 import org.apache.rocketmq.client.apis.producer.Transaction;
@@ -33,8 +32,8 @@ import org.slf4j.LoggerFactory;
 public final class Reconciler {
   private static final Logger log = LoggerFactory.getLogger(Reconciler.class);
 
-  private final DataSource dataSource;
   private final TxmsgStore store;
+  private final StoreTransactions storeTx;
   private final TxMessagingSettings settings;
   private final Producer producer;
   private final EnvelopeMessages messages;
@@ -45,8 +44,8 @@ public final class Reconciler {
       TxMessagingSettings settings,
       Producer producer,
       EnvelopeMessages messages) {
-    this.dataSource = dataSource;
     this.store = store;
+    this.storeTx = new StoreTransactions(dataSource, store);
     this.settings = settings;
     this.producer = producer;
     this.messages = messages;
@@ -182,21 +181,7 @@ public final class Reconciler {
     return s == null || s.length() <= 1000 ? s : s.substring(0, 1000);
   }
 
-  private interface JournalWork<T> {
-    T run(JournalMapper mapper) throws Exception;
-  }
-
-  private <T> T inTx(JournalWork<T> work) throws Exception {
-    try (Connection c = dataSource.getConnection()) {
-      c.setAutoCommit(false);
-      try (SqlSession s = store.session(c)) {
-        T t = work.run(s.getMapper(JournalMapper.class));
-        c.commit();
-        return t;
-      } catch (Exception e) {
-        c.rollback();
-        throw e;
-      }
-    }
+  private <T> T inTx(StoreTransactions.Work<JournalMapper, T> work) throws Exception {
+    return storeTx.run(JournalMapper.class, work);
   }
 }

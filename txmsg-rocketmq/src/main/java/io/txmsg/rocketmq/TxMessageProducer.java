@@ -23,6 +23,7 @@ import io.txmsg.store.AttemptWriter;
 import io.txmsg.store.JournalMapper;
 import io.txmsg.store.JournalRow;
 import io.txmsg.store.SqlStates;
+import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
 import java.sql.Connection;
 import java.time.Instant;
@@ -52,8 +53,8 @@ public final class TxMessageProducer implements TxMessageTemplate {
   private final TxMessagingSettings settings;
   private final Producer producer;
   private final LocalTransactions transactions;
-  private final DataSource dataSource;
   private final TxmsgStore store;
+  private final StoreTransactions storeTx;
   private final AttemptWriter attempts;
   private final EnvelopeMessages messages;
   private final PayloadSerializer serializer;
@@ -74,8 +75,8 @@ public final class TxMessageProducer implements TxMessageTemplate {
     this.settings = settings;
     this.producer = producer;
     this.transactions = transactions;
-    this.dataSource = dataSource;
     this.store = store;
+    this.storeTx = new StoreTransactions(dataSource, store);
     this.attempts = new AttemptWriter(dataSource, store);
     this.messages = messages;
     this.serializer = serializer;
@@ -174,20 +175,19 @@ public final class TxMessageProducer implements TxMessageTemplate {
                 }
               });
     } catch (LocalTransactions.WorkFailedException failed) {
-      return afterWorkFailed(message, row, half, stage[0], failed.getCause());
+      return afterWorkFailed(row, half, stage[0], failed.getCause());
     } catch (LocalTransactions.CommitFailedException commitFailed) {
-      value = settleUnknownCommit(message, row, half, commitFailed.getCause());
+      value = settleUnknownCommit(row, half, commitFailed.getCause());
     }
     // 8. Committed.
     return TxResult.<R>ofCommitted(value, eventId, attemptId, commitHalf(message, row, half));
   }
 
   private JournalRow journalRow(TxMessage message) {
-    byte[] payload;
+    // payload() returns a copy: take it once (it may be up to maxPayloadBytes).
+    byte[] payload = message.payload();
     String contentType = null;
-    if (message.payload() != null) {
-      payload = message.payload();
-    } else {
+    if (payload == null) {
       payload = serializer.serialize(message.payloadObject());
       contentType = serializer.contentType();
     }
@@ -233,7 +233,7 @@ public final class TxMessageProducer implements TxMessageTemplate {
 
   /** Steps 5 and 6: the local transaction did not commit. */
   private <R> TxResult<R> afterWorkFailed(
-      TxMessage message, JournalRow row, Transaction half, Stage stage, Throwable cause) {
+      JournalRow row, Transaction half, Stage stage, Throwable cause) {
     String eventId = row.getEventId();
     String attemptId = row.getAttemptId();
     if (stage == Stage.ATTEMPT_INSERT && SqlStates.isDuplicateKey(cause)) {
@@ -267,7 +267,7 @@ public final class TxMessageProducer implements TxMessageTemplate {
     String eventId = row.getEventId();
     JournalRow existing;
     try {
-      existing = readJournal(eventId);
+      existing = storeTx.run(JournalMapper.class, m -> m.findById(eventId));
     } catch (Exception e) {
       throw new OutcomeUnknownException(
           "eventId "
@@ -296,13 +296,7 @@ public final class TxMessageProducer implements TxMessageTemplate {
   private void settleRolledBack(JournalRow row, Transaction half, Throwable original) {
     AttemptInsert r;
     try {
-      r =
-          attempts.insert(
-              row.getAttemptId(),
-              row.getEventId(),
-              settings.storeId(),
-              AttemptState.ROLLED_BACK,
-              settings.settleLockWait());
+      r = recordRolledBack(row);
     } catch (Exception e) {
       OutcomeUnknownException u =
           new OutcomeUnknownException(
@@ -339,18 +333,21 @@ public final class TxMessageProducer implements TxMessageTemplate {
     rollbackHalf(half, row.getEventId(), row.getAttemptId());
   }
 
+  /** Inserts this attempt ROLLED_BACK in its own short transaction (steps 6 and 7). */
+  private AttemptInsert recordRolledBack(JournalRow row) throws Exception {
+    return attempts.insert(
+        row.getAttemptId(),
+        row.getEventId(),
+        settings.storeId(),
+        AttemptState.ROLLED_BACK,
+        settings.settleLockWait());
+  }
+
   /** Step 7: commit() threw. Settle by the attempt state. */
-  private <R> R settleUnknownCommit(
-      TxMessage message, JournalRow row, Transaction half, Throwable commitError) {
+  private <R> R settleUnknownCommit(JournalRow row, Transaction half, Throwable commitError) {
     AttemptInsert r;
     try {
-      r =
-          attempts.insert(
-              row.getAttemptId(),
-              row.getEventId(),
-              settings.storeId(),
-              AttemptState.ROLLED_BACK,
-              settings.settleLockWait());
+      r = recordRolledBack(row);
     } catch (Exception e) {
       e.addSuppressed(commitError);
       throw new OutcomeUnknownException(
@@ -409,13 +406,10 @@ public final class TxMessageProducer implements TxMessageTemplate {
   }
 
   private void markSentAfterProxyAck(JournalRow row) {
-    try (Connection c = dataSource.getConnection()) {
-      c.setAutoCommit(false);
-      try (SqlSession s = store.session(c)) {
-        s.getMapper(JournalMapper.class)
-            .markSentByProducer(row.getEventId(), row.getBrokerMessageId());
-        c.commit();
-      }
+    try {
+      storeTx.run(
+          JournalMapper.class,
+          m -> m.markSentByProducer(row.getEventId(), row.getBrokerMessageId()));
     } catch (Exception e) {
       // The row stays PENDING; the reconciler republishes it later (a harmless duplicate).
       log.warn("could not mark SENT eventId={}: {}", row.getEventId(), e.toString());
@@ -432,17 +426,6 @@ public final class TxMessageProducer implements TxMessageTemplate {
           eventId,
           attemptId,
           e.toString());
-    }
-  }
-
-  private JournalRow readJournal(String eventId) throws Exception {
-    try (Connection c = dataSource.getConnection()) {
-      c.setAutoCommit(false);
-      try (SqlSession s = store.session(c)) {
-        JournalRow r = s.getMapper(JournalMapper.class).findById(eventId);
-        c.commit();
-        return r;
-      }
     }
   }
 

@@ -47,8 +47,7 @@ public final class TxMessaging implements AutoCloseable {
   private final TxmsgStore store;
 
   private TxMessaging(Builder b) throws Exception {
-    TxMessagingSettings s = b.settings;
-    s.validate();
+    TxMessagingSettings s = b.settings; // validated by Builder.build()
     if (s.autoCreateSchema()) {
       SchemaInstaller.installIfMissing(b.dataSource, s.tablePrefix());
     }

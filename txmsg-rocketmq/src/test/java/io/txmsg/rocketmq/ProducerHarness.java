@@ -3,6 +3,7 @@ package io.txmsg.rocketmq;
 import io.txmsg.api.CheckbackResolver;
 import io.txmsg.api.Envelope;
 import io.txmsg.api.ProducerInterceptor;
+import io.txmsg.api.TransactionalBusinessAction;
 import io.txmsg.api.TxMessage;
 import io.txmsg.store.JournalMapper;
 import io.txmsg.store.JournalRow;
@@ -103,6 +104,14 @@ final class ProducerHarness implements AutoCloseable {
         .payload(
             ("{\"id\":\"" + id + "\",\"amount\":" + amount + "}").getBytes(StandardCharsets.UTF_8))
         .build();
+  }
+
+  /** The business action of most tests: insert one payment row, return null. */
+  static TransactionalBusinessAction<Object> pays(String id, int amount) {
+    return ctx -> {
+      insertPayment(ctx.connection(), id, amount);
+      return null;
+    };
   }
 
   static void insertPayment(Connection c, String id, int amount) throws Exception {

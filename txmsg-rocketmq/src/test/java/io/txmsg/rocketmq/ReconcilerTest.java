@@ -1,7 +1,7 @@
 package io.txmsg.rocketmq;
 
 import static io.txmsg.rocketmq.ProducerHarness.await;
-import static io.txmsg.rocketmq.ProducerHarness.insertPayment;
+import static io.txmsg.rocketmq.ProducerHarness.pays;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.api.CheckbackRequest;
@@ -82,14 +82,7 @@ class ReconcilerTest {
           };
       String id = UUID.randomUUID().toString().substring(0, 12);
       long start = System.nanoTime();
-      h.txmsg
-          .template()
-          .execute(
-              h.message(id, 5),
-              ctx -> {
-                insertPayment(ctx.connection(), id, 5);
-                return null;
-              });
+      h.txmsg.template().execute(h.message(id, 5), pays(id, 5));
       String eventId = "evt-" + id;
       assertThat(await(Duration.ofSeconds(40), () -> h.deliveryCount(eventId) >= 1))
           .as("republished after the broker gave up")

@@ -2,6 +2,7 @@ package io.txmsg.rocketmq;
 
 import static io.txmsg.rocketmq.ProducerHarness.await;
 import static io.txmsg.rocketmq.ProducerHarness.insertPayment;
+import static io.txmsg.rocketmq.ProducerHarness.pays;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -61,6 +62,15 @@ class TxMessageProducerTest {
       h.close();
     }
     HARNESS.clear();
+  }
+
+  /** The fact was not committed (no payment, no journal row) and the event never arrives. */
+  private static void assertNothingCommittedNorDelivered(ProducerHarness h, String id)
+      throws Exception {
+    assertThat(h.paymentExists(id)).isFalse();
+    assertThat(h.journal("evt-" + id)).isNull();
+    Thread.sleep(QUIET.toMillis());
+    assertThat(h.deliveryCount("evt-" + id)).isZero();
   }
 
   private static String id() {
@@ -143,10 +153,7 @@ class TxMessageProducerTest {
                           return "looks fine";
                         }))
         .isInstanceOf(TxMessageProducer.SelfCheckFailedException.class);
-    assertThat(h.paymentExists(id)).isFalse();
-    assertThat(h.journal("evt-" + id)).isNull();
-    Thread.sleep(QUIET.toMillis());
-    assertThat(h.deliveryCount("evt-" + id)).isZero();
+    assertNothingCommittedNorDelivered(h, id);
   }
 
   @ParameterizedTest
@@ -155,14 +162,7 @@ class TxMessageProducerTest {
       throws Exception {
     ProducerHarness h = harness(kind);
     String id = id();
-    h.txmsg
-        .template()
-        .execute(
-            h.message(id, 1),
-            ctx -> {
-              insertPayment(ctx.connection(), id, 1);
-              return null;
-            });
+    h.txmsg.template().execute(h.message(id, 1), pays(id, 1));
     String second = id();
     AtomicReference<Object> outcome = new AtomicReference<>();
     try {
@@ -186,10 +186,7 @@ class TxMessageProducerTest {
     if (kind == TestDatabase.POSTGRESQL) {
       // PostgreSQL aborted the transaction: commit() would "succeed" with nothing committed.
       assertThat(outcome.get()).isInstanceOf(RuntimeException.class);
-      assertThat(h.paymentExists(second)).isFalse();
-      assertThat(h.journal("evt-" + second)).isNull();
-      Thread.sleep(QUIET.toMillis());
-      assertThat(h.deliveryCount("evt-" + second)).isZero();
+      assertNothingCommittedNorDelivered(h, second);
     } else {
       // H2 and MariaDB roll back the failed statement only: the rest commits, consistently.
       assertThat(outcome.get()).isInstanceOf(TxResult.class);
@@ -239,14 +236,7 @@ class TxMessageProducerTest {
   void theSameEventIdWithAnotherPayloadIsAConflict(TestDatabase kind) throws Exception {
     ProducerHarness h = harness(kind);
     String id = id();
-    h.txmsg
-        .template()
-        .execute(
-            h.message(id, 10),
-            ctx -> {
-              insertPayment(ctx.connection(), id, 10);
-              return null;
-            });
+    h.txmsg.template().execute(h.message(id, 10), pays(id, 10));
     AtomicInteger runs = new AtomicInteger();
     assertThatThrownBy(
             () ->
@@ -280,15 +270,7 @@ class TxMessageProducerTest {
                           throw new IllegalStateException("first try fails");
                         }))
         .hasMessage("first try fails");
-    TxResult<Object> ok =
-        h.txmsg
-            .template()
-            .execute(
-                m,
-                ctx -> {
-                  insertPayment(ctx.connection(), id, 10);
-                  return null;
-                });
+    TxResult<Object> ok = h.txmsg.template().execute(m, pays(id, 10));
     Thread.sleep(QUIET.toMillis());
     assertThat(h.deliveries.get("evt-" + id)).containsExactly(ok.attemptId());
   }
@@ -307,15 +289,7 @@ class TxMessageProducerTest {
           }
         };
     long start = System.nanoTime();
-    TxResult<Object> r =
-        h.txmsg
-            .template()
-            .execute(
-                h.message(id, 10),
-                ctx -> {
-                  insertPayment(ctx.connection(), id, 10);
-                  return null;
-                });
+    TxResult<Object> r = h.txmsg.template().execute(h.message(id, 10), pays(id, 10));
     assertThat(r.halfCommitAcknowledged()).isFalse();
     assertThat(await(Duration.ofSeconds(20), () -> h.deliveryCount("evt-" + id) == 1)).isTrue();
     long ms = Duration.ofNanos(System.nanoTime() - start).toMillis();
@@ -390,10 +364,7 @@ class TxMessageProducerTest {
                         }))
         .isInstanceOf(AttemptFencedException.class);
     assertThat(runs.get()).isZero();
-    assertThat(h.paymentExists(id)).isFalse();
-    assertThat(h.journal("evt-" + id)).isNull();
-    Thread.sleep(QUIET.toMillis());
-    assertThat(h.deliveryCount("evt-" + id)).isZero();
+    assertNothingCommittedNorDelivered(h, id);
   }
 
   @ParameterizedTest
