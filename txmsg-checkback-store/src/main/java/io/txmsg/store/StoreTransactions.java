@@ -31,10 +31,15 @@ public final class StoreTransactions {
    * @throws Exception what the work or the database threw; the transaction was rolled back
    */
   public <M, T> T run(Class<M> mapperType, Work<M, T> work) throws Exception {
+    return inSession(session -> work.run(session.getMapper(mapperType)));
+  }
+
+  /** Like {@link #run} for work that spans several mappers in one short transaction. */
+  public <T> T inSession(Work<SqlSession, T> work) throws Exception {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try (SqlSession session = store.session(c)) {
-        T result = work.run(session.getMapper(mapperType));
+        T result = work.run(session);
         c.commit();
         return result;
       } catch (Exception e) {

@@ -25,7 +25,14 @@ import org.apache.ibatis.type.JdbcType;
  * a connection itself.
  */
 public final class TxmsgStore {
-  static final List<String> MAPPERS = List.of("AttemptMapper", "JournalMapper");
+  static final List<String> MAPPERS =
+      List.of(
+          "AttemptMapper",
+          "JournalMapper",
+          "ConsumeLogMapper",
+          "AggregateVersionMapper",
+          "DeadLetterMapper",
+          "CommandMapper");
 
   private final Dialect dialect;
   private final String prefix;

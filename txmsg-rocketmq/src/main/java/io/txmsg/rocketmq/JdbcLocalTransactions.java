@@ -19,11 +19,22 @@ public final class JdbcLocalTransactions implements LocalTransactions {
   }
 
   @Override
-  public <T> T inTransaction(Work<T> work) throws WorkFailedException, CommitFailedException {
+  public <T> T inTransaction(Work<T> work, int isolationLevel)
+      throws WorkFailedException, CommitFailedException {
     Connection c;
+    int previousIsolation;
     try {
       c = dataSource.getConnection();
     } catch (SQLException e) {
+      throw new WorkFailedException(e);
+    }
+    try {
+      previousIsolation = c.getTransactionIsolation();
+      if (isolationLevel != DEFAULT_ISOLATION && isolationLevel != previousIsolation) {
+        c.setTransactionIsolation(isolationLevel);
+      }
+    } catch (SQLException e) {
+      closeQuietly(c);
       throw new WorkFailedException(e);
     }
     try {
@@ -43,11 +54,22 @@ public final class JdbcLocalTransactions implements LocalTransactions {
       return result;
     } finally {
       try {
-        c.close();
+        if (isolationLevel != DEFAULT_ISOLATION && isolationLevel != previousIsolation) {
+          c.setTransactionIsolation(previousIsolation); // pooled connections keep their settings
+        }
       } catch (SQLException e) {
-        // Closing returns the connection to the pool; the outcome is already decided.
-        log.warn("connection close failed after the local transaction: {}", e.toString());
+        log.warn("could not restore the isolation level: {}", e.toString());
       }
+      closeQuietly(c);
+    }
+  }
+
+  private static void closeQuietly(Connection c) {
+    try {
+      c.close();
+    } catch (SQLException e) {
+      // Closing returns the connection to the pool; the outcome is already decided.
+      log.warn("connection close failed after the local transaction: {}", e.toString());
     }
   }
 

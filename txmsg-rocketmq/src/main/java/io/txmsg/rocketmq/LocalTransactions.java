@@ -32,7 +32,20 @@ public interface LocalTransactions {
     }
   }
 
-  <T> T inTransaction(Work<T> work) throws WorkFailedException, CommitFailedException;
+  /** Isolation level meaning "the DataSource's default". */
+  int DEFAULT_ISOLATION = -1;
+
+  default <T> T inTransaction(Work<T> work) throws WorkFailedException, CommitFailedException {
+    return inTransaction(work, DEFAULT_ISOLATION);
+  }
+
+  /**
+   * Runs {@code work} in a new local transaction at {@code isolationLevel} (a {@link
+   * Connection}{@code .TRANSACTION_*} constant, or {@link #DEFAULT_ISOLATION}); consumers use READ
+   * COMMITTED so that the version guard and the dedup read see the latest committed rows.
+   */
+  <T> T inTransaction(Work<T> work, int isolationLevel)
+      throws WorkFailedException, CommitFailedException;
 
   /** True when the calling thread already runs inside a transaction of this manager. */
   boolean inActiveTransaction();

@@ -25,10 +25,14 @@ public final class SpringLocalTransactions implements LocalTransactions {
   }
 
   @Override
-  public <T> T inTransaction(Work<T> work) throws WorkFailedException, CommitFailedException {
+  public <T> T inTransaction(Work<T> work, int isolationLevel)
+      throws WorkFailedException, CommitFailedException {
     TransactionStatus status;
     try {
-      status = transactionManager.getTransaction(new DefaultTransactionDefinition());
+      DefaultTransactionDefinition definition = new DefaultTransactionDefinition();
+      // Spring's ISOLATION_* constants are the JDBC values; -1 is ISOLATION_DEFAULT in both.
+      definition.setIsolationLevel(isolationLevel);
+      status = transactionManager.getTransaction(definition);
     } catch (TransactionException e) {
       throw new WorkFailedException(e);
     }

@@ -1,0 +1,45 @@
+package io.txmsg.store;
+
+import org.apache.ibatis.annotations.Param;
+
+/**
+ * The version guard's table (SQL in AggregateVersionMapper.xml). The row is created beforehand in
+ * its own short transaction ({@link #insertIfAbsent}); the guard itself is ONE conditional UPDATE
+ * inside the handler's transaction that must touch exactly one row.
+ */
+public interface AggregateVersionMapper {
+  Integer exists(
+      @Param("group") String group,
+      @Param("aggregateType") String aggregateType,
+      @Param("aggregateId") String aggregateId);
+
+  /**
+   * Creates the row with a NULL version unless it exists (PG ON CONFLICT DO NOTHING, MariaDB INSERT
+   * IGNORE; H2 plain INSERT, the caller ignores a duplicate key).
+   */
+  int insertIfAbsent(
+      @Param("group") String group,
+      @Param("aggregateType") String aggregateType,
+      @Param("aggregateId") String aggregateId);
+
+  /** Sets the version when it is newer (or none applied yet): 1 row applied, 0 stale. */
+  int applyMonotonic(
+      @Param("group") String group,
+      @Param("aggregateType") String aggregateType,
+      @Param("aggregateId") String aggregateId,
+      @Param("version") long version,
+      @Param("eventId") String eventId);
+
+  /** Sets the version when it is exactly last + 1 (or none applied yet): 1 applied, 0 not next. */
+  int applyContiguous(
+      @Param("group") String group,
+      @Param("aggregateType") String aggregateType,
+      @Param("aggregateId") String aggregateId,
+      @Param("version") long version,
+      @Param("eventId") String eventId);
+
+  Long lastApplied(
+      @Param("group") String group,
+      @Param("aggregateType") String aggregateType,
+      @Param("aggregateId") String aggregateId);
+}

@@ -1,0 +1,34 @@
+package io.txmsg.store;
+
+import java.util.List;
+import org.apache.ibatis.annotations.Param;
+
+/** Parked messages and payload conflicts (SQL in DeadLetterMapper.xml). */
+public interface DeadLetterMapper {
+  int insert(@Param("row") DeadLetterRow row);
+
+  List<DeadLetterRow> findByEvent(@Param("group") String group, @Param("eventId") String eventId);
+
+  /** The replayable dead letter of an event: kind MESSAGE, status PARKED or REPLAY_REQUESTED. */
+  DeadLetterRow findReplayable(@Param("group") String group, @Param("eventId") String eventId);
+
+  /** Inside the replay's transaction: PARKED / REPLAY_REQUESTED → REPLAYED. */
+  int markReplayed(
+      @Param("group") String group,
+      @Param("eventId") String eventId,
+      @Param("requestHash") String requestHash,
+      @Param("replayRequestId") String replayRequestId);
+
+  /** A failed replay leaves the row parked with the new error. */
+  int recordReplayFailure(
+      @Param("group") String group,
+      @Param("eventId") String eventId,
+      @Param("requestHash") String requestHash,
+      @Param("errorClass") String errorClass,
+      @Param("errorMessage") String errorMessage);
+
+  List<DeadLetterRow> findByStatus(
+      @Param("group") String group, @Param("status") String status, @Param("limit") int limit);
+
+  long countByReason(@Param("group") String group, @Param("reason") String reason);
+}

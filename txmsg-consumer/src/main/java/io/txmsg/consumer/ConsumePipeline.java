@@ -1,0 +1,370 @@
+package io.txmsg.consumer;
+
+import io.txmsg.api.PayloadSerializer;
+import io.txmsg.api.consumer.ConsumeOutcome;
+import io.txmsg.api.consumer.GapPolicy;
+import io.txmsg.api.consumer.VersionPolicy;
+import io.txmsg.rocketmq.LocalTransactions;
+import io.txmsg.rocketmq.LocalTransactions.CommitFailedException;
+import io.txmsg.rocketmq.LocalTransactions.WorkFailedException;
+import io.txmsg.store.AggregateVersionMapper;
+import io.txmsg.store.CommandMapper;
+import io.txmsg.store.ConsumeLogMapper;
+import io.txmsg.store.DeadLetterMapper;
+import io.txmsg.store.SqlStates;
+import io.txmsg.store.StoreTransactions;
+import io.txmsg.store.TxmsgStore;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import org.apache.ibatis.session.SqlSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * DESIGN.md section 3, per event: decode (done by the caller), age check, payload decoding, the
+ * version row, then ONE local transaction holding the consume-log claim, the version guard, the
+ * handler's writes and its commands; failures are classified and either retried by the broker or
+ * parked. Replays run the same path with a PARKED → PROCESSING claim instead of the INSERT.
+ */
+final class ConsumePipeline {
+  private static final Logger log = LoggerFactory.getLogger(ConsumePipeline.class);
+
+  /** One registered handler with its concurrency limit. */
+  record Route(HandlerDefinition<?> definition, Semaphore permits) {
+    static Route of(HandlerDefinition<?> d) {
+      return new Route(d, d.concurrency() > 0 ? new Semaphore(d.concurrency()) : null);
+    }
+  }
+
+  private enum Step {
+    APPLIED,
+    STALE
+  }
+
+  private final TxmsgStore store;
+  private final StoreTransactions storeTx;
+  private final LocalTransactions transactions;
+  private final PayloadSerializer serializer;
+  private final Parking parking;
+  private final Duration maxEventAge;
+  private final Runnable commandsRecorded;
+  private final Map<String, Long> gapFirstSeen = new ConcurrentHashMap<>();
+
+  ConsumePipeline(
+      TxmsgStore store,
+      StoreTransactions storeTx,
+      LocalTransactions transactions,
+      PayloadSerializer serializer,
+      Duration maxEventAge,
+      Runnable commandsRecorded) {
+    this.store = store;
+    this.storeTx = storeTx;
+    this.transactions = transactions;
+    this.serializer = serializer;
+    this.parking = new Parking(storeTx);
+    this.maxEventAge = maxEventAge;
+    this.commandsRecorded = commandsRecorded;
+  }
+
+  Parking parking() {
+    return parking;
+  }
+
+  /**
+   * A broker delivery.
+   *
+   * @param parkAt the delivery attempt at which a still-failing event is parked instead of retried:
+   *     min(handler maxAttempts, the group's broker-side max attempts)
+   */
+  ConsumeOutcome deliver(String group, IncomingEvent e, Route route, int parkAt) {
+    if (e.originTime().isBefore(Instant.now().minus(maxEventAge))) {
+      return parking.park(
+          group,
+          e,
+          "TOO_OLD",
+          null,
+          "born "
+              + e.originTime()
+              + ", older than the consume-log retention minus margin ("
+              + maxEventAge
+              + "): a duplicate could no longer be recognised");
+    }
+    Object payload;
+    try {
+      payload = decodePayload(e, route);
+    } catch (PayloadDecodingException ex) {
+      return parking.park(group, e, "UNDECODABLE_PAYLOAD", ex, null);
+    }
+    return apply(group, e, route, payload, parkAt, null, false);
+  }
+
+  private Object decodePayload(IncomingEvent e, Route route) {
+    try {
+      return serializer.deserialize(e.payload(), route.definition().payloadType());
+    } catch (RuntimeException ex) {
+      throw new PayloadDecodingException(
+          "payload is not a valid "
+              + route.definition().payloadType().getName()
+              + ": "
+              + ex.getMessage(),
+          ex);
+    }
+  }
+
+  private ConsumeOutcome apply(
+      String group,
+      IncomingEvent e,
+      Route route,
+      Object payload,
+      int parkAt,
+      String replayId,
+      boolean forceMonotonic) {
+    HandlerDefinition<?> def = route.definition();
+    try {
+      if (def.versionGuard()) {
+        ensureVersionRow(group, e);
+      }
+      Step step =
+          transactions.inTransaction(
+              c -> inClaimTransaction(c, group, e, route, payload, replayId, forceMonotonic),
+              Connection.TRANSACTION_READ_COMMITTED);
+      gapFirstSeen.remove(group + "|" + e.eventId());
+      log.debug("{} group={} eventId={} replay={}", step, group, e.eventId(), replayId);
+      return step == Step.APPLIED ? ConsumeOutcome.APPLIED : ConsumeOutcome.STALE;
+    } catch (WorkFailedException wf) {
+      Throwable cause = wf.getCause();
+      if (cause instanceof Parking.ClaimTakenException) {
+        return replayId != null ? ConsumeOutcome.DUPLICATE : parking.resolveExisting(group, e);
+      }
+      if (cause instanceof GapException) {
+        return onGap(group, e, route, payload, parkAt, replayId);
+      }
+      return failed(group, e, route, cause, parkAt, replayId);
+    } catch (CommitFailedException cf) {
+      // The commit may have happened: a redelivery finds the row (duplicate) or applies it.
+      return failed(group, e, route, cf.getCause(), parkAt, replayId);
+    } catch (Exception ex) {
+      return failed(group, e, route, ex, parkAt, replayId);
+    }
+  }
+
+  private Step inClaimTransaction(
+      Connection c,
+      String group,
+      IncomingEvent e,
+      Route route,
+      Object payload,
+      String replayId,
+      boolean forceMonotonic)
+      throws Exception {
+    HandlerDefinition<?> def = route.definition();
+    try (SqlSession s = store.session(c)) {
+      ConsumeLogMapper consumeLog = s.getMapper(ConsumeLogMapper.class);
+      claim(consumeLog, group, e, replayId != null);
+      if (def.versionGuard()
+          && !guard(s.getMapper(AggregateVersionMapper.class), group, e, def, forceMonotonic)) {
+        finish(consumeLog, group, e, "SKIPPED_STALE", null);
+        markReplayed(s, group, e, replayId);
+        return Step.STALE;
+      }
+      HandlerContext ctx =
+          new HandlerContext(group, e, replayId != null, c, s.getMapper(CommandMapper.class));
+      invoke(route, payload, ctx);
+      finish(consumeLog, group, e, "SUCCESS", ctx.resultRef());
+      markReplayed(s, group, e, replayId);
+      if (ctx.recordedCommands()) {
+        commandsRecorded.run(); // the dispatcher polls; this only shortens the wait
+      }
+      return Step.APPLIED;
+    }
+  }
+
+  /** The INSERT is the claim; a replay flips PARKED → PROCESSING instead. */
+  private static void claim(ConsumeLogMapper consumeLog, String group, IncomingEvent e, boolean r) {
+    if (r) {
+      if (consumeLog.claimParked(group, e.eventId()) != 1) {
+        throw new Parking.ClaimTakenException(); // applied meanwhile, or replayed by another
+      }
+      return;
+    }
+    try {
+      consumeLog.insertProcessing(group, e.eventId(), e.eventType(), e.payloadHash());
+    } catch (RuntimeException ex) {
+      if (SqlStates.isDuplicateKey(ex)) {
+        throw new Parking.ClaimTakenException();
+      }
+      throw ex;
+    }
+  }
+
+  private static void finish(
+      ConsumeLogMapper consumeLog, String group, IncomingEvent e, String status, String ref) {
+    if (consumeLog.finish(group, e.eventId(), status, ref, e.deliveryAttempt()) != 1) {
+      throw new IllegalStateException(
+          "consume-log row of " + group + "/" + e.eventId() + " is no longer PROCESSING");
+    }
+  }
+
+  private static void markReplayed(SqlSession s, String group, IncomingEvent e, String replayId) {
+    if (replayId != null
+        && s.getMapper(DeadLetterMapper.class)
+                .markReplayed(group, e.eventId(), e.payloadHash(), replayId)
+            != 1) {
+      throw new IllegalStateException("dead letter of " + group + "/" + e.eventId() + " moved");
+    }
+  }
+
+  /**
+   * ONE conditional UPDATE. True: this version is applied now. False: stale (skip). A contiguous
+   * gap throws {@link GapException} so the transaction rolls back and the broker redelivers.
+   */
+  private static boolean guard(
+      AggregateVersionMapper versions,
+      String group,
+      IncomingEvent e,
+      HandlerDefinition<?> def,
+      boolean forceMonotonic) {
+    boolean contiguous = def.versionPolicy() == VersionPolicy.CONTIGUOUS && !forceMonotonic;
+    int n =
+        contiguous
+            ? versions.applyContiguous(
+                group, e.aggregateType(), e.aggregateId(), e.aggregateVersion(), e.eventId())
+            : versions.applyMonotonic(
+                group, e.aggregateType(), e.aggregateId(), e.aggregateVersion(), e.eventId());
+    if (n == 1) {
+      return true;
+    }
+    Long last = versions.lastApplied(group, e.aggregateType(), e.aggregateId());
+    if (last == null) {
+      throw new IllegalStateException(
+          "aggregate_version row missing for " + e.aggregateType() + "/" + e.aggregateId());
+    }
+    if (e.aggregateVersion() <= last) {
+      return false;
+    }
+    throw new GapException(last);
+  }
+
+  /** Creates the version row in its own short transaction, never inside the claim. */
+  private void ensureVersionRow(String group, IncomingEvent e) throws Exception {
+    Integer present =
+        storeTx.run(
+            AggregateVersionMapper.class, m -> m.exists(group, e.aggregateType(), e.aggregateId()));
+    if (present != null) {
+      return;
+    }
+    try {
+      storeTx.run(
+          AggregateVersionMapper.class,
+          m -> m.insertIfAbsent(group, e.aggregateType(), e.aggregateId()));
+    } catch (Exception ex) {
+      if (!SqlStates.isDuplicateKey(ex)) { // H2 has no insert-if-absent: a concurrent creator won
+        throw ex;
+      }
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static void invoke(Route route, Object payload, HandlerContext ctx) throws Exception {
+    Semaphore permits = route.permits();
+    if (permits != null) {
+      permits.acquire();
+    }
+    try {
+      ((EventHandler<Object>) route.definition().handler()).handle(payload, ctx);
+    } finally {
+      if (permits != null) {
+        permits.release();
+      }
+    }
+  }
+
+  private ConsumeOutcome onGap(
+      String group, IncomingEvent e, Route route, Object payload, int parkAt, String replayId) {
+    HandlerDefinition<?> def = route.definition();
+    String key = group + "|" + e.eventId();
+    long now = System.nanoTime();
+    long first = gapFirstSeen.computeIfAbsent(key, k -> now);
+    boolean waitedEnough = now - first >= def.maxGapWait().toNanos();
+    // Decide before the broker would give up, even if the wait is not over.
+    if (!waitedEnough && e.deliveryAttempt() < parkAt) {
+      log.info(
+          "version gap group={} eventId={} aggregate={}/{} version={} (redelivered later)",
+          group,
+          e.eventId(),
+          e.aggregateType(),
+          e.aggregateId(),
+          e.aggregateVersion());
+      return ConsumeOutcome.RETRY;
+    }
+    gapFirstSeen.remove(key);
+    if (def.gapPolicy() == GapPolicy.APPLY) {
+      return apply(group, e, route, payload, parkAt, replayId, true);
+    }
+    return parking.park(
+        group,
+        e,
+        "GAP",
+        null,
+        "aggregate version "
+            + e.aggregateVersion()
+            + " still has a gap before it after "
+            + def.maxGapWait());
+  }
+
+  private ConsumeOutcome failed(
+      String group, IncomingEvent e, Route route, Throwable cause, int parkAt, String replayId) {
+    boolean permanent = FailureClassifier.isPermanent(cause, route.definition().permanent());
+    if (replayId != null) {
+      throw new ReplayFailedException(cause, permanent);
+    }
+    if (permanent) {
+      return parking.park(group, e, "PERMANENT_ERROR", cause, null);
+    }
+    if (e.deliveryAttempt() >= parkAt) {
+      return parking.park(group, e, "MAX_ATTEMPTS", cause, null);
+    }
+    log.info(
+        "retry group={} eventId={} attempt={} of {}: {}",
+        group,
+        e.eventId(),
+        e.deliveryAttempt(),
+        parkAt,
+        cause.toString());
+    return ConsumeOutcome.RETRY;
+  }
+
+  /** An operator replay of a parked event through the same pipeline. */
+  ConsumeOutcome replay(String group, IncomingEvent e, Route route, String replayId) {
+    Object payload = decodePayload(e, route);
+    return apply(group, e, route, payload, Integer.MAX_VALUE, replayId, true);
+  }
+
+  /** A contiguous version guard found a gap: roll back, let the broker redeliver. */
+  static final class GapException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    GapException(long last) {
+      super("last applied version is " + last, null, false, false);
+    }
+  }
+
+  /** A replay's handler failed; the dead letter stays parked. */
+  static final class ReplayFailedException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final boolean permanent;
+
+    ReplayFailedException(Throwable cause, boolean permanent) {
+      super(cause);
+      this.permanent = permanent;
+    }
+
+    boolean permanent() {
+      return permanent;
+    }
+  }
+}

@@ -1,0 +1,87 @@
+package io.txmsg.consumer;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * One consumer group as every instance must see it. The subscription (topics and tag filter) comes
+ * from here, never from the handlers an instance happens to have: RocketMQ's pop consumption moves
+ * the whole group past messages one instance's filter excludes, so per-instance filters lose
+ * messages during a rolling deploy. An event type without a local handler is retried and then
+ * parked as NO_HANDLER, unless listed in {@link #ignore}.
+ */
+public final class ConsumerGroupConfig {
+  private final String name;
+  private final Map<String, String> subscriptions = new LinkedHashMap<>();
+  private final Set<String> ignoredEventTypes = new LinkedHashSet<>();
+  private int consumptionThreads;
+  private int maxAttempts = 16;
+
+  private ConsumerGroupConfig(String name) {
+    if (name == null || name.isBlank() || name.length() > 64) {
+      throw new IllegalArgumentException("consumer group name must be 1..64 characters: " + name);
+    }
+    this.name = name;
+  }
+
+  public static ConsumerGroupConfig of(String name) {
+    return new ConsumerGroupConfig(name);
+  }
+
+  /** Subscribes the group to a topic with the tag filter {@code *}. */
+  public ConsumerGroupConfig subscribe(String topic) {
+    return subscribe(topic, "*");
+  }
+
+  /** Subscribes the group to a topic with a tag expression, e.g. {@code "paid || refunded"}. */
+  public ConsumerGroupConfig subscribe(String topic, String tagExpression) {
+    subscriptions.put(
+        Objects.requireNonNull(topic, "topic"), Objects.requireNonNull(tagExpression, "tag"));
+    return this;
+  }
+
+  /** Event types this group acknowledges without a handler (never parked). */
+  public ConsumerGroupConfig ignore(String... eventTypes) {
+    Collections.addAll(ignoredEventTypes, eventTypes);
+    return this;
+  }
+
+  public ConsumerGroupConfig consumptionThreads(int threads) {
+    this.consumptionThreads = threads;
+    return this;
+  }
+
+  /** Deliveries of an event without a local handler before it is parked as NO_HANDLER. */
+  public ConsumerGroupConfig maxAttempts(int attempts) {
+    if (attempts < 1) {
+      throw new IllegalArgumentException("maxAttempts must be >= 1");
+    }
+    this.maxAttempts = attempts;
+    return this;
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public Map<String, String> subscriptions() {
+    return subscriptions;
+  }
+
+  public Set<String> ignoredEventTypes() {
+    return ignoredEventTypes;
+  }
+
+  /** 0 means the settings' default. */
+  public int consumptionThreads() {
+    return consumptionThreads;
+  }
+
+  public int maxAttempts() {
+    return maxAttempts;
+  }
+}

@@ -1,0 +1,161 @@
+package io.txmsg.consumer;
+
+import io.txmsg.api.consumer.ConsumeOutcome;
+import io.txmsg.store.ConsumeLogMapper;
+import io.txmsg.store.ConsumeLogRow;
+import io.txmsg.store.DeadLetterMapper;
+import io.txmsg.store.DeadLetterRow;
+import io.txmsg.store.SqlStates;
+import io.txmsg.store.StoreTransactions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Parks events and resolves claims someone else holds, each in a short transaction of its own.
+ *
+ * <p>Parking inserts the consume-log row PARKED and the dead letter together: if the consume log
+ * already has the event (applied, skipped, or parked before), nothing new is parked and the
+ * existing row decides. A different payload hash under the same eventId is a conflict: its dead
+ * letter has its own key (group, eventId, hash) and never touches the consume log.
+ */
+final class Parking {
+  private static final Logger log = LoggerFactory.getLogger(Parking.class);
+  private static final int MAX_ERROR = 1000;
+
+  private final StoreTransactions storeTx;
+
+  Parking(StoreTransactions storeTx) {
+    this.storeTx = storeTx;
+  }
+
+  /**
+   * @return PARKED; DUPLICATE or CONFLICT when the consume log already had the event; RETRY when
+   *     the database could not record it (the broker redelivers, and the %DLQ% drain is the last
+   *     resort)
+   */
+  ConsumeOutcome park(String group, IncomingEvent e, String reason, Throwable error, String why) {
+    try {
+      storeTx.inSession(
+          s -> {
+            try {
+              s.getMapper(ConsumeLogMapper.class)
+                  .insertParked(
+                      group, e.eventId(), e.eventType(), e.payloadHash(), e.deliveryAttempt());
+            } catch (RuntimeException ex) {
+              if (SqlStates.isDuplicateKey(ex)) {
+                throw new ClaimTakenException();
+              }
+              throw ex;
+            }
+            s.getMapper(DeadLetterMapper.class)
+                .insert(deadLetter(group, e, "MESSAGE", reason, error, why));
+            return null;
+          });
+      log.warn(
+          "parked group={} eventId={} eventType={} reason={} attempt={} error={}",
+          group,
+          e.eventId(),
+          e.eventType(),
+          reason,
+          e.deliveryAttempt(),
+          error != null ? error.toString() : why);
+      return ConsumeOutcome.PARKED;
+    } catch (ClaimTakenException taken) {
+      return resolveExisting(group, e);
+    } catch (Exception ex) {
+      log.warn(
+          "parking failed group={} eventId={} reason={}: {} (redelivered later)",
+          group,
+          e.eventId(),
+          reason,
+          ex.toString());
+      return ConsumeOutcome.RETRY;
+    }
+  }
+
+  /** The consume log already holds the event: a duplicate, or a conflict when the hash differs. */
+  ConsumeOutcome resolveExisting(String group, IncomingEvent e) {
+    ConsumeLogRow row;
+    try {
+      row = storeTx.run(ConsumeLogMapper.class, m -> m.find(group, e.eventId()));
+    } catch (Exception ex) {
+      log.warn("dedup read failed group={} eventId={}: {}", group, e.eventId(), ex.toString());
+      return ConsumeOutcome.RETRY;
+    }
+    if (row == null || "PROCESSING".equals(row.getStatus())) {
+      return ConsumeOutcome.RETRY; // the holder rolled back, or an archive raced us: try again
+    }
+    if (row.getRequestHash().equals(e.payloadHash())) {
+      log.debug(
+          "duplicate group={} eventId={} status={} resultRef={}",
+          group,
+          e.eventId(),
+          row.getStatus(),
+          row.getResultRef());
+      return ConsumeOutcome.DUPLICATE;
+    }
+    return conflict(group, e, row);
+  }
+
+  private ConsumeOutcome conflict(String group, IncomingEvent e, ConsumeLogRow existing) {
+    String why =
+        "eventId already consumed with payload hash "
+            + existing.getRequestHash()
+            + " (status "
+            + existing.getStatus()
+            + "); this delivery has "
+            + e.payloadHash();
+    try {
+      storeTx.run(
+          DeadLetterMapper.class,
+          m -> m.insert(deadLetter(group, e, "CONFLICT", "CONFLICT", null, why)));
+      log.error("conflict group={} eventId={} {}", group, e.eventId(), why);
+    } catch (Exception ex) {
+      if (!SqlStates.isDuplicateKey(ex)) {
+        log.warn(
+            "conflict not recorded group={} eventId={}: {}", group, e.eventId(), ex.toString());
+        return ConsumeOutcome.RETRY;
+      }
+      // the same conflicting payload was recorded before: nothing new
+    }
+    return ConsumeOutcome.CONFLICT;
+  }
+
+  static DeadLetterRow deadLetter(
+      String group, IncomingEvent e, String kind, String reason, Throwable error, String why) {
+    DeadLetterRow r = new DeadLetterRow();
+    r.setConsumerGroup(group);
+    r.setEventId(e.eventId());
+    r.setRequestHash(e.payloadHash());
+    r.setKind(kind);
+    r.setReason(reason);
+    r.setBusinessKey(e.businessKey());
+    r.setEventType(e.eventType());
+    r.setAggregateType(e.aggregateType());
+    r.setAggregateId(e.aggregateId());
+    r.setAggregateVersion(e.aggregateType() == null ? null : e.aggregateVersion());
+    r.setTopic(e.topic());
+    r.setBrokerMessageId(e.brokerMessageId());
+    r.setAttempt(e.deliveryAttempt());
+    r.setErrorClass(error == null ? null : truncate(error.getClass().getName(), 255));
+    String message = error == null ? why : error.getMessage();
+    r.setErrorMessage(truncate(message == null ? String.valueOf(error) : message, MAX_ERROR));
+    r.setPayload(e.payload());
+    r.setHeaders(PropertiesJson.encode(e.properties()));
+    r.setOriginTime(e.originTime());
+    return r;
+  }
+
+  static String truncate(String s, int max) {
+    return s == null || s.length() <= max ? s : s.substring(0, max);
+  }
+
+  /** The consume-log key is taken: by a concurrent or earlier delivery, or a parked row. */
+  static final class ClaimTakenException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    ClaimTakenException() {
+      super(null, null, false, false);
+    }
+  }
+}

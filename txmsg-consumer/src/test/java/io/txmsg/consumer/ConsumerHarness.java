@@ -1,0 +1,276 @@
+package io.txmsg.consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.txmsg.api.Envelope;
+import io.txmsg.api.PayloadHashes;
+import io.txmsg.api.consumer.ConsumeOutcome;
+import io.txmsg.api.consumer.ConsumerInterceptor;
+import io.txmsg.store.ConsumeLogMapper;
+import io.txmsg.store.ConsumeLogRow;
+import io.txmsg.store.DeadLetterMapper;
+import io.txmsg.store.DeadLetterRow;
+import io.txmsg.store.SchemaInstaller;
+import io.txmsg.store.StoreTransactions;
+import io.txmsg.store.TxmsgStore;
+import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.TestDatabase;
+import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
+import io.txmsg.testkit.rocketmq.TopicType;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
+import org.apache.rocketmq.client.apis.ClientConfiguration;
+import org.apache.rocketmq.client.apis.ClientServiceProvider;
+import org.apache.rocketmq.client.apis.message.MessageBuilder;
+import org.apache.rocketmq.client.apis.producer.Producer;
+
+/**
+ * One database with a business table, one NORMAL topic, a raw producer that sends hand-made
+ * envelopes (duplicates, conflicts, malformed ones), and the consumers a test starts. Every outcome
+ * the consumers report is counted per group.
+ */
+final class ConsumerHarness implements AutoCloseable {
+  static final String DB = "io.txmsg.testkit.db.TestDatabases#enabled";
+
+  final EmbeddedRocketMQ mq = EmbeddedRocketMQ.shared();
+  final DatabaseFixture db;
+  final SwitchableDataSource dataSource;
+  final String topic = "t-" + UUID.randomUUID().toString().substring(0, 8);
+  final TxmsgStore store;
+  final StoreTransactions storeTx;
+  final Map<String, AtomicInteger> outcomes = new ConcurrentHashMap<>();
+  final List<ConsumeOutcome> log = new java.util.concurrent.CopyOnWriteArrayList<>();
+  volatile Predicate<String> dropAck = id -> false;
+  private final Producer producer;
+  private final List<TxConsumers> consumers = new ArrayList<>();
+
+  ConsumerHarness(TestDatabase kind) throws Exception {
+    db = kind.open();
+    dataSource = new SwitchableDataSource(db.dataSource());
+    SchemaInstaller.installIfMissing(db.dataSource(), "txmsg_");
+    store = TxmsgStore.detect(db.dataSource(), "txmsg_");
+    storeTx = new StoreTransactions(db.dataSource(), store);
+    try (Connection c = db.dataSource().getConnection();
+        Statement s = c.createStatement()) {
+      // No unique key on purpose: applying an event twice leaves two rows.
+      s.execute(
+          "CREATE TABLE points_credit (consumer_group VARCHAR(64) NOT NULL,"
+              + " event_id VARCHAR(64) NOT NULL, account VARCHAR(64) NOT NULL, amount INT NOT NULL)");
+      s.execute(
+          "CREATE TABLE projection (aggregate_id VARCHAR(64) PRIMARY KEY, version BIGINT NOT NULL,"
+              + " applied VARCHAR(200) NOT NULL)");
+    }
+    mq.createTopic(topic, TopicType.NORMAL);
+    producer =
+        ClientServiceProvider.loadService()
+            .newProducerBuilder()
+            .setClientConfiguration(
+                ClientConfiguration.newBuilder().setEndpoints(mq.grpcEndpoint()).build())
+            .setTopics(topic)
+            .build();
+  }
+
+  /** A consumer group on the broker with a short retry policy (attempts = retries + 1). */
+  String group(String name, int retryMaxTimes) {
+    String g = name + "-" + topic;
+    mq.createConsumerGroup(g, retryMaxTimes, Duration.ofMillis(500), Duration.ofSeconds(1));
+    return g;
+  }
+
+  TxConsumerSettings settings(String... groups) {
+    TxConsumerSettings s =
+        new TxConsumerSettings()
+            .endpoints(mq.grpcEndpoint())
+            .consumptionThreads(4)
+            .retryPolicyWait(Duration.ofSeconds(10))
+            .commandPollInterval(Duration.ofMillis(100))
+            .commandBackoff(Duration.ofMillis(100), Duration.ofMillis(500))
+            .dlqDrain(true, Duration.ofSeconds(1));
+    for (String g : groups) {
+      s.group(ConsumerGroupConfig.of(g).subscribe(topic));
+    }
+    return s;
+  }
+
+  TxConsumers.Builder consumers(TxConsumerSettings settings) {
+    return TxConsumers.builder()
+        .dataSource(dataSource)
+        .settings(settings)
+        .listener(
+            (group, type, id, outcome) -> {
+              outcomes
+                  .computeIfAbsent(group + ":" + outcome, k -> new AtomicInteger())
+                  .incrementAndGet();
+              log.add(outcome);
+            })
+        .interceptor(
+            new ConsumerInterceptor() {
+              @Override
+              public boolean beforeAck(String group, String eventId) {
+                return !dropAck.test(eventId);
+              }
+            });
+  }
+
+  TxConsumers start(TxConsumers.Builder b) throws Exception {
+    TxConsumers c = b.build();
+    consumers.add(c);
+    return c;
+  }
+
+  int outcome(String group, ConsumeOutcome o) {
+    AtomicInteger n = outcomes.get(group + ":" + o);
+    return n == null ? 0 : n.get();
+  }
+
+  /** The points handler: one credit row per application. */
+  static EventHandler<Paid> credits() {
+    return (event, ctx) -> credit(ctx.connection(), ctx.consumerGroup(), ctx.eventId(), event);
+  }
+
+  static void credit(Connection c, String group, String eventId, Paid event) throws Exception {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO points_credit (consumer_group, event_id, account, amount) VALUES (?,?,?,?)")) {
+      ps.setString(1, group);
+      ps.setString(2, eventId);
+      ps.setString(3, event.account());
+      ps.setInt(4, event.amount());
+      ps.executeUpdate();
+    }
+  }
+
+  /** The payload of the tests' PaymentSucceeded events. */
+  record Paid(String account, int amount) {}
+
+  static byte[] paid(String account, int amount) {
+    return ("{\"account\":\"" + account + "\",\"amount\":" + amount + "}")
+        .getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** Envelope properties exactly as the producer writes them. */
+  static Map<String, String> envelope(
+      String eventId, String type, String aggType, String aggId, long aggVersion, byte[] body) {
+    Map<String, String> p = new java.util.HashMap<>();
+    p.put(Envelope.EVENT_ID, eventId);
+    p.put(Envelope.ATTEMPT_ID, UUID.randomUUID().toString());
+    p.put(Envelope.STORE_ID, "test");
+    p.put(Envelope.EVENT_TYPE, type);
+    p.put(Envelope.EVENT_VERSION, "1");
+    p.put(Envelope.AGGREGATE_TYPE, aggType);
+    p.put(Envelope.AGGREGATE_ID, aggId);
+    p.put(Envelope.AGGREGATE_VERSION, Long.toString(aggVersion));
+    p.put(Envelope.BUSINESS_KEY, "order-" + aggId);
+    p.put(
+        Envelope.PAYLOAD_HASH,
+        PayloadHashes.compute(eventId, type, 1, aggType, aggId, aggVersion, body));
+    p.put(Envelope.ORIGIN_TIME, Long.toString(System.currentTimeMillis()));
+    p.put(Envelope.HEADER_PREFIX + "trace", "t-" + eventId);
+    return p;
+  }
+
+  void send(Map<String, String> properties, byte[] body) throws Exception {
+    MessageBuilder b =
+        ClientServiceProvider.loadService().newMessageBuilder().setTopic(topic).setBody(body);
+    String id = properties.get(Envelope.EVENT_ID);
+    if (id != null) {
+      b.setKeys(id);
+    }
+    properties.forEach(b::addProperty);
+    producer.send(b.build());
+  }
+
+  /** Sends a well-formed PaymentSucceeded event for aggregate Payment/aggId. */
+  void sendPaid(String eventId, String aggId, long version, int amount) throws Exception {
+    byte[] body = paid("acct-" + aggId, amount);
+    send(envelope(eventId, "PaymentSucceeded", "Payment", aggId, version, body), body);
+  }
+
+  int credits(String group, String eventId) throws Exception {
+    return count(
+        "SELECT COUNT(*) FROM points_credit WHERE consumer_group = ? AND event_id = ?",
+        group,
+        eventId);
+  }
+
+  int count(String sql, String... args) throws Exception {
+    try (Connection c = db.dataSource().getConnection();
+        PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = 0; i < args.length; i++) {
+        ps.setString(i + 1, args[i]);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
+  }
+
+  ConsumeLogRow consumeLog(String group, String eventId) throws Exception {
+    return storeTx.run(ConsumeLogMapper.class, m -> m.find(group, eventId));
+  }
+
+  List<DeadLetterRow> deadLetters(String group, String eventId) throws Exception {
+    return storeTx.run(DeadLetterMapper.class, m -> m.findByEvent(group, eventId));
+  }
+
+  static void await(String what, Duration timeout, BooleanSupplier condition) throws Exception {
+    long until = System.nanoTime() + timeout.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > until) {
+        throw new AssertionError("timed out after " + timeout + " waiting for " + what);
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  /** Waits for a database condition (exceptions count as "not yet"). */
+  static void awaitDb(String what, Duration timeout, CheckedBoolean condition) throws Exception {
+    await(
+        what,
+        timeout,
+        () -> {
+          try {
+            return condition.get();
+          } catch (Exception e) {
+            return false;
+          }
+        });
+  }
+
+  @FunctionalInterface
+  interface CheckedBoolean {
+    boolean get() throws Exception;
+  }
+
+  /** Nothing more happens for this long (used before asserting "still exactly once"). */
+  static void quiet(Duration d) throws InterruptedException {
+    Thread.sleep(d.toMillis());
+  }
+
+  void assertAppliedOnce(String group, String eventId) throws Exception {
+    assertThat(credits(group, eventId)).as("credits of %s in %s", eventId, group).isEqualTo(1);
+    assertThat(consumeLog(group, eventId).getStatus()).isEqualTo("SUCCESS");
+  }
+
+  @Override
+  public void close() throws Exception {
+    for (TxConsumers c : consumers) {
+      c.close();
+    }
+    producer.close();
+    db.close();
+  }
+}
