@@ -51,7 +51,7 @@ final class ConsumerHarness implements AutoCloseable {
   final TxmsgStore store;
   final StoreTransactions storeTx;
   final Map<String, AtomicInteger> outcomes = new ConcurrentHashMap<>();
-  final List<ConsumeOutcome> log = new java.util.concurrent.CopyOnWriteArrayList<>();
+  final Map<String, List<ConsumeOutcome>> byEvent = new ConcurrentHashMap<>();
   volatile Predicate<String> dropAck = id -> false;
   private final Producer producer;
   private final List<TxConsumers> consumers = new ArrayList<>();
@@ -113,7 +113,9 @@ final class ConsumerHarness implements AutoCloseable {
               outcomes
                   .computeIfAbsent(group + ":" + outcome, k -> new AtomicInteger())
                   .incrementAndGet();
-              log.add(outcome);
+              byEvent
+                  .computeIfAbsent(id, k -> new java.util.concurrent.CopyOnWriteArrayList<>())
+                  .add(outcome);
             })
         .interceptor(
             new ConsumerInterceptor() {
@@ -128,6 +130,10 @@ final class ConsumerHarness implements AutoCloseable {
     TxConsumers c = b.build();
     consumers.add(c);
     return c;
+  }
+
+  int outcomes(String eventId, ConsumeOutcome o) {
+    return (int) byEvent.getOrDefault(eventId, List.of()).stream().filter(o::equals).count();
   }
 
   int outcome(String group, ConsumeOutcome o) {
