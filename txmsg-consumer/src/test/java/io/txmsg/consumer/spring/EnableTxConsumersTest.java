@@ -1,0 +1,236 @@
+package io.txmsg.consumer.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.txmsg.api.EventIds;
+import io.txmsg.api.TxMessage;
+import io.txmsg.api.consumer.ConsumeContext;
+import io.txmsg.api.consumer.PermanentConsumeException;
+import io.txmsg.api.consumer.TxMessageHandler;
+import io.txmsg.consumer.ConsumerGroupConfig;
+import io.txmsg.consumer.TxConsumerSettings;
+import io.txmsg.rocketmq.TxMessaging;
+import io.txmsg.rocketmq.TxMessagingSettings;
+import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.TestDatabase;
+import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
+import io.txmsg.testkit.rocketmq.TopicType;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.apache.ibatis.annotations.Insert;
+import org.apache.ibatis.annotations.Param;
+import org.apache.ibatis.annotations.Select;
+import org.apache.ibatis.session.SqlSessionFactory;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.mybatis.spring.SqlSessionFactoryBean;
+import org.mybatis.spring.mapper.MapperFactoryBean;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.PlatformTransactionManager;
+
+/**
+ * The Spring wiring end to end: an event committed by the txmsg producer reaches a
+ * {@code @TxMessageHandler} bean method whose MyBatis mapper joins the claim's transaction.
+ */
+class EnableTxConsumersTest {
+  private static final String DB = "io.txmsg.testkit.db.TestDatabases#enabled";
+
+  /** The application's MyBatis mapper. */
+  public interface PointsMapper {
+    @Insert("INSERT INTO points (event_id, account, amount) VALUES (#{e}, #{a}, #{n})")
+    int credit(@Param("e") String eventId, @Param("a") String account, @Param("n") int amount);
+
+    @Select("SELECT COUNT(*) FROM points WHERE event_id = #{e}")
+    int count(@Param("e") String eventId);
+  }
+
+  /** The payload. */
+  public record PaymentSucceeded(String account, int amount) {}
+
+  /** A handler bean as users write it (annotation values are constants: a fixed topic). */
+  public static class Points {
+    private final PointsMapper mapper;
+
+    public Points(PointsMapper mapper) {
+      this.mapper = mapper;
+    }
+
+    @TxMessageHandler(
+        topic = "spring-pay",
+        consumerGroup = "spring-points",
+        eventType = "PaymentSucceeded")
+    public void onPaid(PaymentSucceeded e, ConsumeContext ctx) {
+      mapper.credit(ctx.eventId(), e.account(), e.amount());
+      if (e.amount() < 0) {
+        throw new PermanentConsumeException("negative amount"); // after the write: rolled back
+      }
+    }
+  }
+
+  /** Two handlers for the same (group, event type): a startup error. */
+  public static class DuplicatePoints {
+    @TxMessageHandler(
+        topic = "spring-pay",
+        consumerGroup = "spring-points",
+        eventType = "PaymentSucceeded")
+    public void again(PaymentSucceeded e) {}
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @EnableTxConsumers
+  static class App {
+    static DataSource dataSource;
+
+    @Bean
+    DataSource dataSource() {
+      return dataSource;
+    }
+
+    @Bean
+    PlatformTransactionManager transactionManager(DataSource ds) {
+      return new DataSourceTransactionManager(ds);
+    }
+
+    @Bean
+    TxConsumerSettings txConsumerSettings() {
+      return new TxConsumerSettings()
+          .endpoints(EmbeddedRocketMQ.shared().grpcEndpoint())
+          .autoCreateSchema(true)
+          .group(ConsumerGroupConfig.of("spring-points").subscribe("spring-pay"));
+    }
+
+    @Bean
+    SqlSessionFactory sqlSessionFactory(DataSource ds) throws Exception {
+      SqlSessionFactoryBean f = new SqlSessionFactoryBean();
+      f.setDataSource(ds);
+      return f.getObject();
+    }
+
+    @Bean
+    MapperFactoryBean<PointsMapper> pointsMapper(SqlSessionFactory f) {
+      MapperFactoryBean<PointsMapper> m = new MapperFactoryBean<>(PointsMapper.class);
+      m.setSqlSessionFactory(f);
+      return m;
+    }
+
+    @Bean
+    Points points(PointsMapper mapper) {
+      return new Points(mapper);
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void aHandlerBeanAppliesEachEventOnceAndItsMapperWritesRollBackWithTheClaim(TestDatabase kind)
+      throws Exception {
+    EmbeddedRocketMQ mq = EmbeddedRocketMQ.shared();
+    mq.createTopic("spring-pay", TopicType.TRANSACTION);
+    mq.createConsumerGroup("spring-points", 5, Duration.ofMillis(500), Duration.ofSeconds(1));
+    try (DatabaseFixture db = kind.open()) {
+      try (Connection c = db.dataSource().getConnection();
+          Statement s = c.createStatement()) {
+        s.execute(
+            "CREATE TABLE points (event_id VARCHAR(64) NOT NULL, account VARCHAR(64), amount INT)");
+      }
+      App.dataSource = db.dataSource();
+      try (AnnotationConfigApplicationContext ctx =
+              new AnnotationConfigApplicationContext(App.class);
+          TxMessaging producer =
+              TxMessaging.builder()
+                  .dataSource(db.dataSource())
+                  .settings(
+                      new TxMessagingSettings()
+                          .endpoints(mq.grpcEndpoint())
+                          .topics("spring-pay")
+                          .storeId("spring-" + kind.id())
+                          .autoCreateSchema(true))
+                  .build()) {
+        PointsMapper mapper = ctx.getBean(PointsMapper.class);
+        String ok = send(producer, "acct-1", 10);
+        String negative = send(producer, "acct-2", -1);
+        await(() -> mapper.count(ok) == 1);
+        await(() -> parked(db, negative));
+        Thread.sleep(1000);
+        assertThat(mapper.count(ok)).isEqualTo(1);
+        assertThat(mapper.count(negative)).isZero(); // the mapper's insert rolled back
+        assertThat(ctx.getBean(TxConsumersLifecycle.class).isRunning()).isTrue();
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void twoHandlersForOneGroupAndEventTypeFailTheStartup(TestDatabase kind) throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      App.dataSource = db.dataSource();
+      AnnotationConfigApplicationContext ctx = new AnnotationConfigApplicationContext();
+      ctx.register(App.class);
+      ctx.registerBean(DuplicatePoints.class);
+      assertThatThrownBy(ctx::refresh)
+          .hasStackTraceContaining("two handlers for consumer group spring-points")
+          .hasStackTraceContaining("DuplicatePoints.again");
+      ctx.close();
+    }
+  }
+
+  private static String send(TxMessaging producer, String account, int amount) throws Exception {
+    String id = EventIds.fromBusinessKey("spring-test", UUID.randomUUID().toString());
+    producer
+        .template()
+        .execute(
+            TxMessage.builder()
+                .eventId(id)
+                .topic("spring-pay")
+                .eventType("PaymentSucceeded")
+                .aggregate("Payment", account, 1)
+                .payload(
+                    ("{\"account\":\"" + account + "\",\"amount\":" + amount + "}")
+                        .getBytes(StandardCharsets.UTF_8))
+                .build(),
+            c -> null);
+    return id;
+  }
+
+  private static boolean parked(DatabaseFixture db, String eventId) throws Exception {
+    try (Connection c = db.dataSource().getConnection();
+        Statement s = c.createStatement();
+        var rs =
+            s.executeQuery(
+                "SELECT COUNT(*) FROM txmsg_dead_letter WHERE reason = 'PERMANENT_ERROR' AND event_id = '"
+                    + eventId
+                    + "'")) {
+      rs.next();
+      return rs.getInt(1) == 1;
+    }
+  }
+
+  private static void await(Check check) throws Exception {
+    long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (true) {
+      try {
+        if (check.ok()) {
+          return;
+        }
+      } catch (Exception e) {
+        // not yet (e.g. the schema is being created)
+      }
+      if (System.nanoTime() > until) {
+        throw new AssertionError("timed out");
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  @FunctionalInterface
+  interface Check {
+    boolean ok() throws Exception;
+  }
+}
