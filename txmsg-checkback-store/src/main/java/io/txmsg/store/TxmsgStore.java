@@ -25,7 +25,8 @@ import org.apache.ibatis.type.JdbcType;
  * a connection itself.
  */
 public final class TxmsgStore {
-  static final List<String> MAPPERS = List.of("AttemptMapper", "JournalMapper");
+  static final List<String> MAPPERS =
+      List.of("AttemptMapper", "JournalMapper", "OpsQueryMapper", "ArchiveMapper");
 
   private final Dialect dialect;
   private final String prefix;
