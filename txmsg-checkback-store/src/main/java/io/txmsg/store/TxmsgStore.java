@@ -26,13 +26,16 @@ import org.apache.ibatis.type.JdbcType;
  */
 public final class TxmsgStore {
   static final List<String> MAPPERS =
+  static final List<String> MAPPERS =
       List.of(
           "AttemptMapper",
           "JournalMapper",
           "ConsumeLogMapper",
           "AggregateVersionMapper",
           "DeadLetterMapper",
-          "CommandMapper");
+          "CommandMapper",
+          "OpsQueryMapper",
+          "ArchiveMapper");
 
   private final Dialect dialect;
   private final String prefix;

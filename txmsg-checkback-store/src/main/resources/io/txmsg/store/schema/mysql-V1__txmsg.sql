@@ -156,3 +156,64 @@ CREATE TABLE ${prefix}command (
 ;
 CREATE INDEX ${prefix}command_due_ix ON ${prefix}command (status, next_attempt_at)
 ;
+-- Archive twins (same columns plus archived_at, same primary keys): terminal rows moved here
+-- by io.txmsg.store.Archiver in bounded batches. Defaults are dropped on purpose: an archived
+-- row keeps the values it had; only archived_at is set by the move.
+CREATE TABLE ${prefix}journal_archive (
+  event_id            VARCHAR(64)   NOT NULL,
+  attempt_id          VARCHAR(64)   NOT NULL,
+  store_id            VARCHAR(64)   NOT NULL,
+  aggregate_type      VARCHAR(64)   NOT NULL,
+  aggregate_id        VARCHAR(128)  NOT NULL,
+  aggregate_version   BIGINT        NOT NULL,
+  event_type          VARCHAR(64)   NOT NULL,
+  event_version       INT           NOT NULL,
+  destination         VARCHAR(127)  NOT NULL,
+  tag                 VARCHAR(128),
+  message_key         VARCHAR(128),
+  business_key        VARCHAR(128),
+  payload             LONGBLOB NOT NULL,
+  payload_hash        CHAR(64)      NOT NULL,
+  content_type        VARCHAR(64),
+  headers             TEXT,
+  status              VARCHAR(16)   NOT NULL,
+  owner_token         VARCHAR(64),
+  lease_until         DATETIME(3),
+  retry_count         INT           NOT NULL,
+  next_retry_at       DATETIME(3) NOT NULL,
+  checkback_count     INT           NOT NULL,
+  last_checkback_at   DATETIME(3),
+  broker_message_id   VARCHAR(128),
+  last_error_code     VARCHAR(64),
+  last_error_message  VARCHAR(1000),
+  created_at          DATETIME(3) NOT NULL,
+  sent_at             DATETIME(3),
+  updated_at          DATETIME(3) NOT NULL,
+  archived_at         DATETIME(3) NOT NULL DEFAULT NOW(3),
+  CONSTRAINT ${prefix}journal_archive_pk PRIMARY KEY (event_id)
+)
+;
+CREATE TABLE ${prefix}consume_log_archive (
+  consumer_group     VARCHAR(64)   NOT NULL,
+  event_id           VARCHAR(64)   NOT NULL,
+  event_type         VARCHAR(64),
+  request_hash       CHAR(64)      NOT NULL,
+  status             VARCHAR(16)   NOT NULL,
+  result_ref         VARCHAR(256),
+  attempt            INT           NOT NULL,
+  first_received_at  DATETIME(3) NOT NULL,
+  updated_at         DATETIME(3) NOT NULL,
+  archived_at        DATETIME(3) NOT NULL DEFAULT NOW(3),
+  CONSTRAINT ${prefix}consume_log_archive_pk PRIMARY KEY (consumer_group, event_id)
+)
+;
+CREATE TABLE ${prefix}attempt_archive (
+  attempt_id    VARCHAR(64)  NOT NULL,
+  event_id      VARCHAR(64)  NOT NULL,
+  store_id      VARCHAR(64)  NOT NULL,
+  state         VARCHAR(16)  NOT NULL,
+  created_at    DATETIME(3) NOT NULL,
+  archived_at   DATETIME(3) NOT NULL DEFAULT NOW(3),
+  CONSTRAINT ${prefix}attempt_archive_pk PRIMARY KEY (attempt_id)
+)
+;

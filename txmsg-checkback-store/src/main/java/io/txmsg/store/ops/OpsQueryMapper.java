@@ -1,0 +1,50 @@
+package io.txmsg.store.ops;
+
+import io.txmsg.store.JournalRow;
+import java.util.List;
+import org.apache.ibatis.annotations.Param;
+
+/**
+ * Read-only statements for operators (the CLI, dashboards): listings, counts and the rows an event
+ * left in every table. SQL in {@code io/txmsg/store/mapper/OpsQueryMapper.xml}. Listings never read
+ * payloads; the single-row reads do, and the caller decides whether to show them.
+ */
+public interface OpsQueryMapper {
+  /** Journal rows without their payload, ordered by (created_at, event_id). */
+  List<JournalRow> listJournal(@Param("q") JournalQuery q);
+
+  /** 1 when the journal has this event id, else 0. */
+  int journalExists(@Param("eventId") String eventId);
+
+  /** Row counts per (status, destination). */
+  List<JournalCount> journalCounts();
+
+  /** The oldest created_at per unfinished status (PENDING, SENDING, RETRY) and the database now. */
+  List<JournalOldest> journalOldest();
+
+  /** Event ids whose journal row carries this business key (newest first). */
+  List<String> journalEventIdsByBusinessKey(
+      @Param("businessKey") String businessKey, @Param("limit") int limit);
+
+  /** Event ids whose dead letters carry this business key (newest first). */
+  List<String> deadLetterEventIdsByBusinessKey(
+      @Param("businessKey") String businessKey, @Param("limit") int limit);
+
+  /** Every consumer group's consume-log row for an event. */
+  List<ConsumeLogView> consumeLogByEvent(@Param("eventId") String eventId);
+
+  /** Every dead letter of an event (all groups, both kinds), with payload. */
+  List<DeadLetterView> deadLettersByEvent(@Param("eventId") String eventId);
+
+  /**
+   * The dead letters of one group and event (a MESSAGE and possibly CONFLICT rows), with payload.
+   */
+  List<DeadLetterView> findDeadLetters(
+      @Param("consumerGroup") String consumerGroup, @Param("eventId") String eventId);
+
+  /** Dead letters without payload, ordered by (created_at, consumer_group, event_id). */
+  List<DeadLetterView> listDeadLetters(@Param("q") DeadLetterQuery q);
+
+  /** Replay audit rows by request id. */
+  List<ReplayAuditView> replayAudits(@Param("requestIds") List<String> requestIds);
+}

@@ -1,0 +1,106 @@
+package io.txmsg.cli;
+
+import io.txmsg.store.StoreTransactions;
+import io.txmsg.store.TxmsgStore;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.Properties;
+
+/**
+ * The one connection a CLI command uses, and the txmsg store on it. One connection for the whole
+ * command: an archive run commits many batches, a trace runs several queries, and opening a
+ * connection per short transaction would cost more than the work.
+ */
+final class Database implements AutoCloseable {
+  private static final int LOGIN_TIMEOUT_SECONDS = 10;
+
+  private final SingleConnectionDataSource dataSource;
+  private final TxmsgStore store;
+  private final StoreTransactions transactions;
+
+  Database(String url, String user, String password, String prefix) {
+    Properties props = new Properties();
+    if (user != null) {
+      props.setProperty("user", user);
+    }
+    if (password != null) {
+      props.setProperty("password", password);
+    }
+    DriverManager.setLoginTimeout(LOGIN_TIMEOUT_SECONDS);
+    this.dataSource = new SingleConnectionDataSource(url, props);
+    try {
+      this.store = TxmsgStore.detect(dataSource, prefix);
+    } catch (RuntimeException e) {
+      // e.g. an unsupported database: the connection is open, the command never gets to close it
+      try {
+        dataSource.closeConnection();
+      } catch (SQLException closeFailure) {
+        e.addSuppressed(closeFailure);
+      }
+      throw e;
+    }
+    this.transactions = new StoreTransactions(dataSource, store);
+  }
+
+  SingleConnectionDataSource dataSource() {
+    return dataSource;
+  }
+
+  TxmsgStore store() {
+    return store;
+  }
+
+  /** Runs read or write work on one mapper in a short transaction of its own. */
+  <M, T> T run(Class<M> mapper, StoreTransactions.Work<M, T> work) throws Exception {
+    return transactions.run(mapper, work);
+  }
+
+  @Override
+  public void close() throws SQLException {
+    dataSource.closeConnection();
+  }
+
+  /** A DataSource over one lazily opened connection whose close() is deferred to the command. */
+  static final class SingleConnectionDataSource extends AbstractDataSource {
+    private final String url;
+    private final Properties props;
+    private Connection connection;
+
+    SingleConnectionDataSource(String url, Properties props) {
+      this.url = url;
+      this.props = props;
+    }
+
+    @Override
+    public Connection getConnection() throws SQLException {
+      if (connection == null) {
+        connection = DriverManager.getConnection(url, props);
+      }
+      Connection target = connection;
+      return (Connection)
+          Proxy.newProxyInstance(
+              Connection.class.getClassLoader(),
+              new Class<?>[] {Connection.class},
+              (proxy, method, args) -> {
+                if (method.getName().equals("close") && method.getParameterCount() == 0) {
+                  return null;
+                }
+                try {
+                  return method.invoke(target, args);
+                } catch (InvocationTargetException e) {
+                  throw e.getCause();
+                }
+              });
+    }
+
+    void closeConnection() throws SQLException {
+      if (connection != null) {
+        connection.close();
+        connection = null;
+      }
+    }
+  }
+}

@@ -1,0 +1,233 @@
+package io.txmsg.cli;
+
+import io.txmsg.cli.Vocabulary.JournalStatus;
+import io.txmsg.store.JournalMapper;
+import io.txmsg.store.JournalRow;
+import io.txmsg.store.ops.JournalCount;
+import io.txmsg.store.ops.JournalOldest;
+import io.txmsg.store.ops.JournalQuery;
+import io.txmsg.store.ops.OpsQueryMapper;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code txmsg journal list|show|stats}: the producer side, one row per committed event. */
+@Command(
+    name = "journal",
+    description = "Inspect the producer journal (one row per committed event).",
+    subcommands = {
+      JournalCommand.ListJournal.class,
+      JournalCommand.Show.class,
+      JournalCommand.Stats.class
+    })
+final class JournalCommand extends CommandGroup {
+
+  /** Statuses whose rows still wait for delivery confirmation: what a backlog alert watches. */
+  static final List<String> UNCONFIRMED = List.of("PENDING", "SENDING", "RETRY");
+
+  @Command(
+      name = "list",
+      description = "List journal rows, oldest first (keyset paging with --after).")
+  static final class ListJournal extends DbCommand {
+    @Option(
+        names = "--status",
+        split = ",",
+        paramLabel = "<status>",
+        description = "Only these statuses: ${COMPLETION-CANDIDATES}.")
+    List<JournalStatus> statuses = new ArrayList<>();
+
+    @Option(names = "--destination", paramLabel = "<topic>", description = "Only this topic.")
+    String destination;
+
+    @Option(names = "--event-type", paramLabel = "<type>", description = "Only this event type.")
+    String eventType;
+
+    @Option(names = "--business-key", paramLabel = "<key>", description = "Only this business key.")
+    String businessKey;
+
+    @Option(
+        names = "--older-than",
+        paramLabel = "<duration>",
+        converter = Durations.Converter.class,
+        description = "Only rows created more than this long ago (5m, 2h, 1d).")
+    Duration olderThan;
+
+    @Option(
+        names = "--limit",
+        defaultValue = "50",
+        paramLabel = "<n>",
+        description = "Rows per page (default: ${DEFAULT-VALUE}).")
+    int limit;
+
+    @Option(
+        names = "--after",
+        paramLabel = "<eventId>",
+        description = "Continue after this event id (the last row of the previous page).")
+    String after;
+
+    @Override
+    void validate() {
+      if (limit < 1 || limit > 10_000) {
+        throw usage("--limit must be 1..10000, was " + limit);
+      }
+    }
+
+    @Override
+    int run(Database db, Output out) throws Exception {
+      if (after != null && db.run(OpsQueryMapper.class, m -> m.journalExists(after)) == 0) {
+        throw usage("--after: no journal row with event id '" + after + "'");
+      }
+      JournalQuery q =
+          new JournalQuery(
+              statuses.stream().map(Enum::name).toList(),
+              destination,
+              eventType,
+              businessKey,
+              olderThan == null ? null : olderThan.toMillis(),
+              after,
+              limit);
+      List<JournalRow> rows = db.run(OpsQueryMapper.class, m -> m.listJournal(q));
+      String next = rows.size() == limit ? rows.get(rows.size() - 1).getEventId() : null;
+      List<Map<String, Object>> maps = rows.stream().map(Output::map).toList();
+      if (out.json()) {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("rows", maps);
+        doc.put("next_after", next);
+        out.json(doc);
+      } else {
+        out.table(
+            maps,
+            List.of(
+                "event_id",
+                "status",
+                "destination",
+                "event_type",
+                "business_key",
+                "retry_count",
+                "created_at",
+                "updated_at",
+                "last_error_code"));
+        out.writer()
+            .println(
+                "("
+                    + rows.size()
+                    + " rows"
+                    + (next == null ? ")" : "; next page: --after " + next + ")"));
+      }
+      return TxmsgCli.OK;
+    }
+  }
+
+  @Command(name = "show", description = "Show one journal row.")
+  static final class Show extends DbCommand {
+    @Parameters(paramLabel = "<eventId>")
+    String eventId;
+
+    @Option(names = "--show-payload", description = "Print the payload (hidden by default).")
+    boolean showPayload;
+
+    @Override
+    int run(Database db, Output out) throws Exception {
+      JournalRow row = db.run(JournalMapper.class, m -> m.findById(eventId));
+      if (row == null) {
+        err().println("txmsg: no journal row with event id '" + eventId + "'");
+        return TxmsgCli.FINDINGS;
+      }
+      Map<String, Object> map = Output.map(row, row.getPayload(), showPayload);
+      if (out.json()) {
+        out.json(map);
+      } else {
+        out.record(map);
+      }
+      return TxmsgCli.OK;
+    }
+  }
+
+  @Command(
+      name = "stats",
+      description = {
+        "Row counts per status and destination, age of the oldest unconfirmed",
+        "(PENDING, SENDING, RETRY) row by the database clock, DEAD count."
+      })
+  static final class Stats extends DbCommand {
+    @Option(
+        names = "--fail-if-oldest-pending",
+        paramLabel = "<duration>",
+        converter = Durations.Converter.class,
+        description =
+            "Exit 1 when the oldest PENDING, SENDING or RETRY row is older than this (for alerts).")
+    Duration failIfOldestPending;
+
+    @Override
+    int run(Database db, Output out) throws Exception {
+      List<JournalCount> counts = db.run(OpsQueryMapper.class, OpsQueryMapper::journalCounts);
+      List<JournalOldest> oldest = db.run(OpsQueryMapper.class, OpsQueryMapper::journalOldest);
+      Map<String, Long> byStatus = new TreeMap<>();
+      for (JournalCount c : counts) {
+        byStatus.merge(c.getStatus(), c.getCount(), Long::sum);
+      }
+      Map<String, Duration> ages = new TreeMap<>();
+      Duration oldestUnconfirmed = null;
+      for (JournalOldest o : oldest) {
+        if (o.getOldest() != null && o.getDbNow() != null) {
+          Duration age = Duration.between(o.getOldest(), o.getDbNow());
+          ages.put(o.getStatus(), age);
+          if (oldestUnconfirmed == null || age.compareTo(oldestUnconfirmed) > 0) {
+            oldestUnconfirmed = age;
+          }
+        }
+      }
+      long dead = byStatus.getOrDefault("DEAD", 0L);
+      boolean exceeded =
+          failIfOldestPending != null
+              && oldestUnconfirmed != null
+              && oldestUnconfirmed.compareTo(failIfOldestPending) > 0;
+      if (out.json()) {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("by_status_destination", counts.stream().map(Output::map).toList());
+        doc.put("by_status", byStatus);
+        Map<String, Long> ageMillis = new TreeMap<>();
+        ages.forEach((k, v) -> ageMillis.put(k, v.toMillis()));
+        doc.put("oldest_age_millis", ageMillis);
+        doc.put(
+            "oldest_unconfirmed_age_millis",
+            oldestUnconfirmed == null ? null : oldestUnconfirmed.toMillis());
+        doc.put("dead", dead);
+        doc.put("threshold_exceeded", exceeded);
+        out.json(doc);
+      } else {
+        out.table(
+            counts.stream().map(Output::map).toList(), List.of("status", "destination", "count"));
+        out.writer().println();
+        List<List<String>> rows = new ArrayList<>();
+        byStatus.forEach(
+            (status, n) ->
+                rows.add(List.of(status, Long.toString(n), Durations.format(ages.get(status)))));
+        out.printAligned(List.of("STATUS", "ROWS", "OLDEST_AGE"), rows);
+        out.writer().println();
+        out.writer()
+            .println(
+                "oldest unconfirmed (PENDING/SENDING/RETRY): "
+                    + (oldestUnconfirmed == null ? "none" : Durations.format(oldestUnconfirmed))
+                    + "; DEAD: "
+                    + dead);
+      }
+      if (exceeded) {
+        err()
+            .println(
+                "txmsg: oldest unconfirmed journal row is "
+                    + Durations.format(oldestUnconfirmed)
+                    + " old, above --fail-if-oldest-pending "
+                    + Durations.format(failIfOldestPending));
+        return TxmsgCli.FINDINGS;
+      }
+      return TxmsgCli.OK;
+    }
+  }
+}

@@ -1,0 +1,220 @@
+package io.txmsg.cli;
+
+import io.txmsg.store.JournalMapper;
+import io.txmsg.store.JournalRow;
+import io.txmsg.store.ops.ConsumeLogView;
+import io.txmsg.store.ops.DeadLetterView;
+import io.txmsg.store.ops.OpsQueryMapper;
+import io.txmsg.store.ops.ReplayAuditView;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code txmsg trace <eventId|businessKey>}: everything one event left in this database, in one
+ * aligned view: the journal row (producer), each consumer group's consume-log row, the dead
+ * letters, and the replays those dead letters point to. The argument is tried as an event id first,
+ * then as a business key (which may match several events).
+ */
+@Command(
+    name = "trace",
+    description = {
+      "Follow an event: journal -> consume log per group -> dead letters -> replays.",
+      "The argument is an event id or, if no row has that id, a business key."
+    })
+final class TraceCommand extends DbCommand {
+  @Parameters(paramLabel = "<eventId|businessKey>")
+  String key;
+
+  @Option(
+      names = "--limit",
+      defaultValue = "20",
+      paramLabel = "<n>",
+      description = "At most this many events for a business key (default: ${DEFAULT-VALUE}).")
+  int limit;
+
+  @Option(names = "--show-payload", description = "Include payloads in --json output.")
+  boolean showPayload;
+
+  /** The rows of one event. */
+  private record Trace(
+      String eventId,
+      JournalRow journal,
+      List<ConsumeLogView> consumeLog,
+      List<DeadLetterView> deadLetters,
+      List<ReplayAuditView> replays) {
+    boolean empty() {
+      return journal == null && consumeLog.isEmpty() && deadLetters.isEmpty();
+    }
+  }
+
+  @Override
+  void validate() {
+    if (limit < 1 || limit > 1000) {
+      throw usage("--limit must be 1..1000, was " + limit);
+    }
+  }
+
+  @Override
+  int run(Database db, Output out) throws Exception {
+    List<Trace> traces = new ArrayList<>();
+    Trace byId = load(db, key);
+    if (!byId.empty()) {
+      traces.add(byId);
+    } else {
+      Set<String> ids = new LinkedHashSet<>();
+      ids.addAll(db.run(OpsQueryMapper.class, m -> m.journalEventIdsByBusinessKey(key, limit)));
+      ids.addAll(db.run(OpsQueryMapper.class, m -> m.deadLetterEventIdsByBusinessKey(key, limit)));
+      for (String id : ids.stream().limit(limit).toList()) {
+        traces.add(load(db, id));
+      }
+    }
+    if (traces.isEmpty()) {
+      err().println("txmsg: no row has event id or business key '" + key + "'");
+      return TxmsgCli.FINDINGS;
+    }
+    if (out.json()) {
+      Map<String, Object> doc = new LinkedHashMap<>();
+      doc.put("query", key);
+      doc.put("events", traces.stream().map(this::json).toList());
+      out.json(doc);
+    } else {
+      List<List<String>> rows = new ArrayList<>();
+      for (Trace t : traces) {
+        addRows(t, rows);
+      }
+      out.printAligned(List.of("EVENT_ID", "SOURCE", "GROUP", "STATUS", "TIME", "DETAIL"), rows);
+    }
+    return TxmsgCli.OK;
+  }
+
+  private static Trace load(Database db, String eventId) throws Exception {
+    JournalRow journal = db.run(JournalMapper.class, m -> m.findById(eventId));
+    List<ConsumeLogView> consumed = db.run(OpsQueryMapper.class, m -> m.consumeLogByEvent(eventId));
+    List<DeadLetterView> dead = db.run(OpsQueryMapper.class, m -> m.deadLettersByEvent(eventId));
+    List<String> requestIds =
+        dead.stream()
+            .map(DeadLetterView::getReplayRequestId)
+            .filter(Objects::nonNull)
+            .distinct()
+            .toList();
+    List<ReplayAuditView> replays =
+        requestIds.isEmpty()
+            ? List.of()
+            : db.run(OpsQueryMapper.class, m -> m.replayAudits(requestIds));
+    return new Trace(eventId, journal, consumed, dead, replays);
+  }
+
+  private Map<String, Object> json(Trace t) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("event_id", t.eventId());
+    m.put(
+        "journal",
+        t.journal() == null
+            ? null
+            : Output.map(t.journal(), t.journal().getPayload(), showPayload));
+    m.put("consume_log", t.consumeLog().stream().map(Output::map).toList());
+    m.put(
+        "dead_letters",
+        t.deadLetters().stream().map(d -> Output.map(d, d.getPayload(), showPayload)).toList());
+    m.put("replays", t.replays().stream().map(Output::map).toList());
+    return m;
+  }
+
+  private static void addRows(Trace t, List<List<String>> rows) {
+    String id = t.eventId();
+    JournalRow j = t.journal();
+    if (j == null) {
+      rows.add(row(id, "journal", null, "(none)", null, "no journal row in this database"));
+    } else {
+      rows.add(
+          row(
+              id,
+              "journal",
+              null,
+              j.getStatus(),
+              j.getUpdatedAt(),
+              "topic="
+                  + j.getDestination()
+                  + " type="
+                  + j.getEventType()
+                  + " key="
+                  + j.getBusinessKey()
+                  + " retries="
+                  + j.getRetryCount()
+                  + (j.getLastErrorCode() == null ? "" : " error=" + j.getLastErrorCode())));
+    }
+    for (ConsumeLogView c : t.consumeLog()) {
+      rows.add(
+          row(
+              id,
+              "consume_log",
+              c.getConsumerGroup(),
+              c.getStatus(),
+              c.getUpdatedAt(),
+              "attempt="
+                  + c.getAttempt()
+                  + (c.getResultRef() == null ? "" : " result=" + c.getResultRef())));
+    }
+    for (DeadLetterView d : t.deadLetters()) {
+      rows.add(
+          row(
+              id,
+              "dead_letter",
+              d.getConsumerGroup(),
+              d.getStatus(),
+              d.getCreatedAt(),
+              d.getKind()
+                  + " reason="
+                  + d.getReason()
+                  + " attempt="
+                  + d.getAttempt()
+                  + (d.getReplayRequestId() == null ? "" : " replay=" + d.getReplayRequestId())
+                  + (d.getErrorClass() == null
+                      ? ""
+                      : " error="
+                          + d.getErrorClass()
+                          + ": "
+                          + Output.cell(d.getErrorMessage(), true))));
+    }
+    for (ReplayAuditView r : t.replays()) {
+      rows.add(
+          row(
+              id,
+              "replay",
+              r.getConsumerGroup(),
+              r.getStatus(),
+              r.getFinishedAt() != null ? r.getFinishedAt() : r.getRequestedAt(),
+              "request="
+                  + r.getRequestId()
+                  + " by="
+                  + r.getOperator()
+                  + (r.isDryRun() ? " dry-run" : "")
+                  + " selected="
+                  + r.getSelected()
+                  + " ok="
+                  + r.getSucceeded()
+                  + " failed="
+                  + r.getFailed()
+                  + (r.getStoppedReason() == null ? "" : " stopped=" + r.getStoppedReason())));
+    }
+  }
+
+  private static List<String> row(
+      String id, String source, String group, String status, Object time, String detail) {
+    return List.of(
+        Output.cell(id, true),
+        source,
+        Output.cell(group, true),
+        Output.cell(status, true),
+        Output.cell(time, true),
+        Output.cell(detail, false));
+  }
+}
