@@ -26,7 +26,6 @@ import org.apache.ibatis.type.JdbcType;
  */
 public final class TxmsgStore {
   static final List<String> MAPPERS =
-  static final List<String> MAPPERS =
       List.of(
           "AttemptMapper",
           "JournalMapper",
