@@ -64,4 +64,12 @@ public interface JournalMapper {
   int deadTooOld(@Param("maxAgeMillis") long maxAgeMillis);
 
   long countByStatus(@Param("status") String status);
+
+  /**
+   * DEAD → RETRY (due now) for the listed rows younger than {@code maxAgeMillis}; returns how many.
+   */
+  int requeueDead(
+      @Param("eventIds") List<String> eventIds,
+      @Param("maxAgeMillis") long maxAgeMillis,
+      @Param("note") String note);
 }

@@ -34,7 +34,8 @@ public final class TxmsgStore {
           "DeadLetterMapper",
           "CommandMapper",
           "OpsQueryMapper",
-          "ArchiveMapper");
+          "ArchiveMapper",
+          "ReplayMapper");
 
   private final Dialect dialect;
   private final String prefix;

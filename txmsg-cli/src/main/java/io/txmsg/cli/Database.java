@@ -58,6 +58,12 @@ final class Database implements AutoCloseable {
     return transactions.run(mapper, work);
   }
 
+  /** Work spanning several mappers in one short transaction (write commands and their audit). */
+  <T> T inSession(StoreTransactions.Work<org.apache.ibatis.session.SqlSession, T> work)
+      throws Exception {
+    return transactions.inSession(work);
+  }
+
   @Override
   public void close() throws SQLException {
     dataSource.closeConnection();

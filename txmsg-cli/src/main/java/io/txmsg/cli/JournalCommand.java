@@ -24,7 +24,8 @@ import picocli.CommandLine.Parameters;
     subcommands = {
       JournalCommand.ListJournal.class,
       JournalCommand.Show.class,
-      JournalCommand.Stats.class
+      JournalCommand.Stats.class,
+      JournalCommand.Requeue.class
     })
 final class JournalCommand extends CommandGroup {
 
@@ -228,6 +229,97 @@ final class JournalCommand extends CommandGroup {
         return TxmsgCli.FINDINGS;
       }
       return TxmsgCli.OK;
+    }
+  }
+
+  @Command(
+      name = "requeue",
+      description = "Re-queue DEAD journal rows for the reconciler to publish again (audited).")
+  static final class Requeue extends DbCommand {
+    @Option(
+        names = "--ids",
+        split = ",",
+        required = true,
+        paramLabel = "<eventId>",
+        description = "The DEAD rows to re-queue.")
+    List<String> ids = new ArrayList<>();
+
+    @Option(
+        names = "--consume-log-retention",
+        defaultValue = "7d",
+        paramLabel = "<duration>",
+        converter = Durations.Converter.class,
+        description =
+            "Rows older than this stay DEAD: consumers could no longer deduplicate them"
+                + " (default ${DEFAULT-VALUE}).")
+    Duration retention;
+
+    @Option(names = "--reason", required = true, paramLabel = "<text>", description = "Why.")
+    String reason;
+
+    @Option(names = "--operator", paramLabel = "<name>", description = "Default: the OS user.")
+    String operator = System.getProperty("user.name");
+
+    @Override
+    void validate() {
+      if (reason.isBlank()) {
+        throw usage("--reason must not be blank");
+      }
+      if (ids.size() > 10_000) {
+        throw usage("at most 10000 ids per requeue");
+      }
+    }
+
+    @Override
+    int run(Database db, Output out) throws Exception {
+      String requestId = java.util.UUID.randomUUID().toString();
+      int requeued =
+          db.inSession(
+              session -> {
+                int n =
+                    session
+                        .getMapper(JournalMapper.class)
+                        .requeueDead(
+                            ids, retention.toMillis(), "re-queued by " + operator + ": " + reason);
+                io.txmsg.store.ReplayRequestRow audit = new io.txmsg.store.ReplayRequestRow();
+                audit.setRequestId(requestId);
+                audit.setOperator(operator);
+                audit.setReason(reason);
+                String selector = "journal requeue ids=" + String.join(",", ids);
+                audit.setSelector(
+                    selector.length() > 2000 ? selector.substring(0, 1997) + "..." : selector);
+                audit.setStatus("DONE");
+                audit.setFinishedAt(java.time.Instant.now());
+                audit.setSelected(ids.size());
+                audit.setSucceeded(n);
+                audit.setFailed(ids.size() - n);
+                if (n < ids.size()) {
+                  audit.setStoppedReason(
+                      (ids.size() - n) + " rows not DEAD or older than the consume-log retention");
+                }
+                session.getMapper(io.txmsg.store.ReplayMapper.class).insertRequest(audit);
+                return n;
+              });
+      Map<String, Object> doc = new LinkedHashMap<>();
+      doc.put("request_id", requestId);
+      doc.put("requeued", requeued);
+      doc.put("refused", ids.size() - requeued);
+      if (out.json()) {
+        out.json(doc);
+      } else {
+        out.writer()
+            .println(
+                requeued
+                    + " of "
+                    + ids.size()
+                    + " rows re-queued as RETRY (audit "
+                    + requestId
+                    + ")"
+                    + (requeued < ids.size()
+                        ? "; the others are not DEAD or older than " + retention + " and stay"
+                        : ""));
+      }
+      return requeued == ids.size() ? TxmsgCli.OK : TxmsgCli.FINDINGS;
     }
   }
 }

@@ -22,6 +22,7 @@ import picocli.CommandLine.Command;
       JournalCommand.class,
       TraceCommand.class,
       DlqCommand.class,
+      ReplayCommand.class,
       ArchiveCommand.class,
       CommandLine.HelpCommand.class
     },

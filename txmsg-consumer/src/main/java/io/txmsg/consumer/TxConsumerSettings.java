@@ -30,6 +30,8 @@ public final class TxConsumerSettings {
   private boolean dlqDrainEnabled = true;
   private Duration dlqDrainRetryInterval = Duration.ofSeconds(30);
   private Duration retryPolicyWait = Duration.ofSeconds(10);
+  private boolean replayWorkerEnabled = true;
+  private Duration replayPollInterval = Duration.ofSeconds(2);
 
   /** The RocketMQ proxy endpoints, e.g. {@code 127.0.0.1:8081}. Required. */
   public TxConsumerSettings endpoints(String endpoints) {
@@ -127,6 +129,24 @@ public final class TxConsumerSettings {
   public TxConsumerSettings retryPolicyWait(Duration wait) {
     this.retryPolicyWait = positive(wait, "retryPolicyWait");
     return this;
+  }
+
+  /**
+   * Run the replay requests written by {@code txmsg replay} for this application's groups, polling
+   * every {@code pollInterval}. On by default; one instance of a group claims each request.
+   */
+  public TxConsumerSettings replayWorker(boolean enabled, Duration pollInterval) {
+    this.replayWorkerEnabled = enabled;
+    this.replayPollInterval = positive(pollInterval, "replayPollInterval");
+    return this;
+  }
+
+  public boolean replayWorkerEnabled() {
+    return replayWorkerEnabled;
+  }
+
+  public Duration replayPollInterval() {
+    return replayPollInterval;
   }
 
   void validate() {

@@ -77,7 +77,8 @@ public final class TxConsumers implements AutoCloseable {
     this.pipeline =
         new ConsumePipeline(store, storeTx, tx, b.serializer, s.maxEventAge(), dispatcher::signal);
     this.scheduler =
-        Executors.newSingleThreadScheduledExecutor(
+        Executors.newScheduledThreadPool(
+            2,
             r -> {
               Thread t = new Thread(r, "txmsg-consumer-scheduler");
               t.setDaemon(true);
@@ -99,11 +100,26 @@ public final class TxConsumers implements AutoCloseable {
           drain.start(provider, config, scheduler, s.dlqDrainRetryInterval().toMillis());
         }
       }
+      if (s.replayWorkerEnabled()) {
+        ReplayWorker worker = new ReplayWorker(storeTx, List.copyOf(groups.keySet()), this::replay);
+        long every = s.replayPollInterval().toMillis();
+        scheduler.scheduleWithFixedDelay(
+            () -> runQuietly(worker), every, every, java.util.concurrent.TimeUnit.MILLISECONDS);
+      }
     } catch (Exception | Error e) {
       close();
       throw e;
     }
     log.info("txmsg consumers started {}", s);
+  }
+
+  private static void runQuietly(ReplayWorker worker) {
+    try {
+      worker.runOnce();
+    } catch (Exception e) {
+      // The next poll retries; a request left RUNNING by a crash is visible in the audit table.
+      log.warn("replay worker round failed: {}", e.toString());
+    }
   }
 
   public static Builder builder() {

@@ -110,6 +110,9 @@ CREATE TABLE ${prefix}dead_letter (
 ;
 CREATE INDEX ${prefix}dead_letter_status_ix ON ${prefix}dead_letter (status, created_at)
 ;
+-- The replay worker reads the rows of one request.
+CREATE INDEX ${prefix}dead_letter_replay_ix ON ${prefix}dead_letter (replay_request_id)
+;
 CREATE INDEX ${prefix}dead_letter_business_key_ix ON ${prefix}dead_letter (business_key)
 ;
 CREATE TABLE ${prefix}replay_audit (

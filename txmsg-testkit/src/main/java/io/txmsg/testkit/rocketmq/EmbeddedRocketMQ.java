@@ -709,7 +709,7 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
     private Duration maxLongPollingTimeout = Duration.ofMillis(3000);
     private Duration startTimeout = Duration.ofSeconds(60);
     private String maxHeap = "256m";
-    private String maxDirectMemory = "256m";
+    private String maxDirectMemory = "1g";
     private final List<String> jvmArguments = new ArrayList<>();
     private final Map<String, String> brokerProperties = new LinkedHashMap<>();
     private final Map<String, String> proxyProperties = new LinkedHashMap<>();
@@ -783,7 +783,8 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
     }
 
     /**
-     * The cluster JVM's {@code -XX:MaxDirectMemorySize}. Default {@code 256m}; 64m is too little
+     * The cluster JVM's {@code -XX:MaxDirectMemorySize}. Default {@code 1g} (reserved on demand): 256m
+     * ran out after a few dozen topics and consumer groups in one test JVM; 64m is too little
      * (commits fail).
      */
     public Builder maxDirectMemory(String size) {

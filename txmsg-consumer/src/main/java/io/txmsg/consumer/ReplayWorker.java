@@ -1,0 +1,134 @@
+package io.txmsg.consumer;
+
+import io.txmsg.store.DeadLetterRow;
+import io.txmsg.store.ReplayMapper;
+import io.txmsg.store.ReplayRequestRow;
+import io.txmsg.store.StoreTransactions;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the replay requests operators write with {@code txmsg replay}: claims a waiting request of
+ * one of this application's groups (REQUESTED → RUNNING, so one instance runs it), replays its dead
+ * letters through the handler pipeline in aggregate-version order at the requested rate, canary
+ * first, stops when failures pass the threshold, and writes the counts and the outcome to the audit
+ * row. Rows it did not replay go back to PARKED. It never sends anything to a topic.
+ */
+final class ReplayWorker {
+  private static final Logger log = LoggerFactory.getLogger(ReplayWorker.class);
+  private static final int BATCH = 100;
+
+  /** Replays one dead letter (TxConsumers#replay). */
+  @FunctionalInterface
+  interface Replayer {
+    ReplayResult replay(String group, String eventId, String requestId);
+  }
+
+  private final StoreTransactions storeTx;
+  private final List<String> groups;
+  private final Replayer replayer;
+
+  ReplayWorker(StoreTransactions storeTx, List<String> groups, Replayer replayer) {
+    this.storeTx = storeTx;
+    this.groups = List.copyOf(groups);
+    this.replayer = replayer;
+  }
+
+  /** Runs every waiting request this instance can claim; returns how many it ran. */
+  int runOnce() throws Exception {
+    if (groups.isEmpty()) {
+      return 0;
+    }
+    int ran = 0;
+    for (String id : storeTx.run(ReplayMapper.class, m -> m.selectWaiting(groups))) {
+      if (storeTx.run(ReplayMapper.class, m -> m.claimRequest(id)) == 1) {
+        run(storeTx.run(ReplayMapper.class, m -> m.findRequest(id)));
+        ran++;
+      }
+    }
+    return ran;
+  }
+
+  private void run(ReplayRequestRow r) throws Exception {
+    String id = r.getRequestId();
+    double maxRatio = r.getMaxFailureRatio() == null ? 1.0 : r.getMaxFailureRatio().doubleValue();
+    long interval = TimeUnit.SECONDS.toNanos(1) / Math.max(1, r.getRatePerSecond());
+    long start = System.nanoTime();
+    int ok = 0;
+    int failed = 0;
+    String stop = null;
+    Set<String> seen = new HashSet<>();
+    log.info(
+        "replay started requestId={} group={} selected={} rate={}/s canary={} operator={}",
+        id,
+        r.getConsumerGroup(),
+        r.getSelected(),
+        r.getRatePerSecond(),
+        r.getCanary(),
+        r.getOperator());
+    outer:
+    while (true) {
+      List<DeadLetterRow> rows = storeTx.run(ReplayMapper.class, m -> m.selectRequested(id, BATCH));
+      rows.removeIf(d -> !seen.add(d.getEventId()));
+      if (rows.isEmpty()) {
+        break;
+      }
+      for (DeadLetterRow d : rows) {
+        pace(start + (long) (ok + failed) * interval);
+        ReplayResult result = replayer.replay(r.getConsumerGroup(), d.getEventId(), id);
+        if (result.status() == ReplayResult.Status.REPLAYED
+            || result.status() == ReplayResult.Status.SKIPPED_STALE) {
+          ok++;
+        } else {
+          failed++;
+          log.warn(
+              "replay failed requestId={} group={} eventId={} status={}: {}",
+              id,
+              r.getConsumerGroup(),
+              d.getEventId(),
+              result.status(),
+              result.message());
+        }
+        int done = ok + failed;
+        int okNow = ok;
+        int failedNow = failed;
+        storeTx.run(ReplayMapper.class, m -> m.progress(id, okNow, failedNow));
+        if (r.getCanary() > 0 && done == r.getCanary() && failed > 0) {
+          stop = "canary failed: " + failed + " of the first " + done;
+          break outer;
+        }
+        if (done >= Math.max(1, r.getCanary()) && (double) failed / done > maxRatio) {
+          stop = "failure ratio " + failed + "/" + done + " above " + maxRatio;
+          break outer;
+        }
+      }
+    }
+    String status = stop == null ? "DONE" : "STOPPED";
+    String reason = stop;
+    storeTx.inSession(
+        s -> {
+          s.getMapper(ReplayMapper.class).releaseRemaining(id);
+          return s.getMapper(ReplayMapper.class).finishRequest(id, status, reason);
+        });
+    double seconds = (System.nanoTime() - start) / 1e9;
+    log.info(
+        "replay finished requestId={} status={} succeeded={} failed={} seconds={} stoppedReason={}",
+        id,
+        status,
+        ok,
+        failed,
+        String.format(java.util.Locale.ROOT, "%.1f", seconds),
+        stop);
+  }
+
+  private static void pace(long deadlineNanos) throws InterruptedException {
+    long wait = deadlineNanos - System.nanoTime();
+    if (wait > 0) {
+      TimeUnit.NANOSECONDS.sleep(wait);
+    }
+  }
+}
