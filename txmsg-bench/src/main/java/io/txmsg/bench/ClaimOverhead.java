@@ -16,8 +16,8 @@ import org.apache.ibatis.session.SqlSession;
 
 /**
  * A rough figure for the consumer's per-message dedup cost at the database: one transaction per
- * message that inserts a business row, without and with the consume-log claim (INSERT PROCESSING
- * + UPDATE SUCCESS in the same transaction). Single connection, sequential; medians of rounds.
+ * message that inserts a business row, without and with the consume-log claim (INSERT PROCESSING +
+ * UPDATE SUCCESS in the same transaction). Single connection, sequential; medians of rounds.
  *
  * <p>Run: {@code ./mvnw -q -pl txmsg-bench -am exec:java
  * -Dexec.mainClass=io.txmsg.bench.ClaimOverhead -Dexec.args="h2 mariadb postgresql"}

@@ -72,4 +72,10 @@ public interface JournalMapper {
       @Param("eventIds") List<String> eventIds,
       @Param("maxAgeMillis") long maxAgeMillis,
       @Param("note") String note);
+
+  /** Unconfirmed rows per destination with the oldest one's age (the pending gauges). */
+  List<io.txmsg.store.ops.PendingByDestination> pendingByDestination();
+
+  /** SENDING rows whose lease ran out (a reconciler died or stalled holding them). */
+  int countExpiredLeases();
 }

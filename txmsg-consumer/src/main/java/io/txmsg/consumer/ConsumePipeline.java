@@ -52,6 +52,7 @@ final class ConsumePipeline {
   private final Parking parking;
   private final Duration maxEventAge;
   private final Runnable commandsRecorded;
+  private final ConsumerMetrics metrics;
   private final Map<String, Long> gapFirstSeen = new ConcurrentHashMap<>();
 
   ConsumePipeline(
@@ -60,7 +61,9 @@ final class ConsumePipeline {
       LocalTransactions transactions,
       PayloadSerializer serializer,
       Duration maxEventAge,
-      Runnable commandsRecorded) {
+      Runnable commandsRecorded,
+      ConsumerMetrics metrics) {
+    this.metrics = metrics;
     this.store = store;
     this.storeTx = storeTx;
     this.transactions = transactions;
@@ -291,6 +294,7 @@ final class ConsumePipeline {
     long first = gapFirstSeen.computeIfAbsent(key, k -> now);
     boolean waitedEnough = now - first >= def.maxGapWait().toNanos();
     // Decide before the broker would give up, even if the wait is not over.
+    metrics.gap(group);
     if (!waitedEnough && e.deliveryAttempt() < parkAt) {
       log.info(
           "version gap group={} eventId={} aggregate={}/{} version={} (redelivered later)",

@@ -31,6 +31,7 @@ final class GroupConsumer implements AutoCloseable {
   private final ConsumePipeline pipeline;
   private final ConsumeListener listener;
   private final ConsumerInterceptor interceptor;
+  private final ConsumerMetrics metrics;
   private volatile int brokerMaxAttempts = Integer.MAX_VALUE;
   private PushConsumer consumer;
 
@@ -39,7 +40,9 @@ final class GroupConsumer implements AutoCloseable {
       Map<String, ConsumePipeline.Route> routes,
       ConsumePipeline pipeline,
       ConsumeListener listener,
-      ConsumerInterceptor interceptor) {
+      ConsumerInterceptor interceptor,
+      ConsumerMetrics metrics) {
+    this.metrics = metrics;
     this.config = config;
     this.routes = routes;
     this.pipeline = pipeline;
@@ -129,13 +132,16 @@ final class GroupConsumer implements AutoCloseable {
   }
 
   private ConsumeResult onMessage(MessageView view) {
+    long start = System.nanoTime();
     ConsumeOutcome outcome;
     String eventId;
     String eventType;
+    java.time.Instant born = null;
     try {
       IncomingEvent e = Deliveries.decode(view);
       eventId = e.eventId();
       eventType = e.eventType();
+      born = e.originTime();
       outcome = route(e);
     } catch (MalformedEventException m) {
       IncomingEvent p = Deliveries.placeholder(view);
@@ -148,6 +154,7 @@ final class GroupConsumer implements AutoCloseable {
           "consume failed group={} messageId={}", config.name(), view.getMessageId(), unexpected);
       return ConsumeResult.FAILURE;
     }
+    metrics.consumed(config.name(), eventType, outcome, System.nanoTime() - start, born);
     listener.onOutcome(config.name(), eventType, eventId, outcome);
     if (outcome == ConsumeOutcome.RETRY) {
       return ConsumeResult.FAILURE;

@@ -31,8 +31,11 @@ final class ReplayWorker {
   private final StoreTransactions storeTx;
   private final List<String> groups;
   private final Replayer replayer;
+  private final ConsumerMetrics metrics;
 
-  ReplayWorker(StoreTransactions storeTx, List<String> groups, Replayer replayer) {
+  ReplayWorker(
+      StoreTransactions storeTx, List<String> groups, Replayer replayer, ConsumerMetrics metrics) {
+    this.metrics = metrics;
     this.storeTx = storeTx;
     this.groups = List.copyOf(groups);
     this.replayer = replayer;
@@ -80,6 +83,7 @@ final class ReplayWorker {
       for (DeadLetterRow d : rows) {
         pace(start + (long) (ok + failed) * interval);
         ReplayResult result = replayer.replay(r.getConsumerGroup(), d.getEventId(), id);
+        metrics.replay(result.status());
         if (result.status() == ReplayResult.Status.REPLAYED
             || result.status() == ReplayResult.Status.SKIPPED_STALE) {
           ok++;

@@ -1,5 +1,6 @@
 package io.txmsg.consumer;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.txmsg.api.PayloadSerializer;
 import io.txmsg.api.consumer.CommandExecutor;
 import io.txmsg.api.consumer.ConsumeListener;
@@ -74,8 +75,10 @@ public final class TxConsumers implements AutoCloseable {
     this.dispatcher = new CommandDispatcher(storeTx, Map.copyOf(b.executors), s);
     LocalTransactions tx =
         b.transactions != null ? b.transactions : new JdbcLocalTransactions(b.dataSource);
+    ConsumerMetrics metrics = new ConsumerMetrics(b.meterRegistry);
     this.pipeline =
-        new ConsumePipeline(store, storeTx, tx, b.serializer, s.maxEventAge(), dispatcher::signal);
+        new ConsumePipeline(
+            store, storeTx, tx, b.serializer, s.maxEventAge(), dispatcher::signal, metrics);
     this.scheduler =
         Executors.newScheduledThreadPool(
             2,
@@ -90,7 +93,8 @@ public final class TxConsumers implements AutoCloseable {
       ClientConfiguration config = clientConfiguration(s);
       for (ConsumerGroupConfig g : groups.values()) {
         Map<String, ConsumePipeline.Route> groupRoutes = routes.getOrDefault(g.name(), Map.of());
-        GroupConsumer gc = new GroupConsumer(g, groupRoutes, pipeline, listener, b.interceptor);
+        GroupConsumer gc =
+            new GroupConsumer(g, groupRoutes, pipeline, listener, b.interceptor, metrics);
         closeables.add(gc);
         gc.start(provider, config, threads(s, g, groupRoutes), s.retryPolicyWait());
         groupConsumers.put(g.name(), gc);
@@ -101,7 +105,8 @@ public final class TxConsumers implements AutoCloseable {
         }
       }
       if (s.replayWorkerEnabled()) {
-        ReplayWorker worker = new ReplayWorker(storeTx, List.copyOf(groups.keySet()), this::replay);
+        ReplayWorker worker =
+            new ReplayWorker(storeTx, List.copyOf(groups.keySet()), this::replay, metrics);
         long every = s.replayPollInterval().toMillis();
         scheduler.scheduleWithFixedDelay(
             () -> runQuietly(worker), every, every, java.util.concurrent.TimeUnit.MILLISECONDS);
@@ -327,6 +332,7 @@ public final class TxConsumers implements AutoCloseable {
     private final Map<String, CommandExecutor> executors = new HashMap<>();
     private final List<ConsumeListener> listeners = new CopyOnWriteArrayList<>();
     private ConsumerInterceptor interceptor = new ConsumerInterceptor() {};
+    private MeterRegistry meterRegistry;
 
     /** The business database: consume log and handler writes share its transactions. */
     public Builder dataSource(DataSource dataSource) {
@@ -369,6 +375,12 @@ public final class TxConsumers implements AutoCloseable {
 
     public Builder interceptor(ConsumerInterceptor interceptor) {
       this.interceptor = Objects.requireNonNull(interceptor, "interceptor");
+      return this;
+    }
+
+    /** Micrometer registry for the {@code txmsg.consume*} meters; default none. */
+    public Builder meterRegistry(MeterRegistry registry) {
+      this.meterRegistry = registry;
       return this;
     }
 

@@ -41,9 +41,23 @@ public final class JournalCheckbackResolver implements CheckbackResolver {
   private final int fenceAfterChecks;
   private final Duration fenceAfter;
   private final Duration fenceLockWait;
+  private final ProducerMetrics metrics;
+
+  /** A decision and why: the reason tag of {@code txmsg.checkback}. */
+  private record Decision(Resolution resolution, String reason) {}
 
   public JournalCheckbackResolver(
       DataSource dataSource, TxmsgStore store, TxMessagingSettings settings) {
+    this(dataSource, store, settings, ProducerMetrics.none());
+  }
+
+  /** With metrics: {@code txmsg.checkback} (resolution, reason) and its latency. */
+  public JournalCheckbackResolver(
+      DataSource dataSource,
+      TxmsgStore store,
+      TxMessagingSettings settings,
+      ProducerMetrics metrics) {
+    this.metrics = metrics;
     this.storeTx = new StoreTransactions(dataSource, store);
     this.attempts = new AttemptWriter(dataSource, store);
     this.storeId = settings.storeId();
@@ -54,16 +68,20 @@ public final class JournalCheckbackResolver implements CheckbackResolver {
 
   @Override
   public Resolution resolve(CheckbackRequest request) {
+    long start = System.nanoTime();
     try {
-      Resolution r = decide(request);
+      Decision d = decide(request);
+      metrics.checkback(d.resolution().name(), d.reason(), System.nanoTime() - start);
       log.info(
-          "check-back eventId={} attemptId={} checkTimes={} resolution={}",
+          "check-back eventId={} attemptId={} checkTimes={} resolution={} reason={}",
           request.eventId(),
           request.attemptId(),
           request.checkTimes(),
-          r);
-      return r;
+          d.resolution(),
+          d.reason());
+      return d.resolution();
     } catch (Exception e) {
+      metrics.checkback(Resolution.UNKNOWN.name(), "error", System.nanoTime() - start);
       log.warn(
           "check-back failed eventId={} attemptId={}: {} → UNKNOWN",
           request.eventId(),
@@ -73,31 +91,31 @@ public final class JournalCheckbackResolver implements CheckbackResolver {
     }
   }
 
-  private Resolution decide(CheckbackRequest request) throws Exception {
+  private Decision decide(CheckbackRequest request) throws Exception {
     if (request.storeId() == null || !storeId.equals(request.storeId())) {
-      return Resolution.UNKNOWN;
+      return new Decision(Resolution.UNKNOWN, "error"); // not this store's message
     }
     if (request.attemptId() == null || request.eventId() == null) {
-      return Resolution.UNKNOWN;
+      return new Decision(Resolution.UNKNOWN, "error"); // no envelope: cannot be ours
     }
     AttemptState state = attempts.read(request.attemptId());
     if (state != null) {
       if (state == AttemptState.COMMITTED) {
         recordCheckback(request.eventId());
-        return Resolution.COMMIT;
+        return new Decision(Resolution.COMMIT, "found");
       }
-      return Resolution.ROLLBACK;
+      return new Decision(Resolution.ROLLBACK, "tombstone");
     }
     JournalRow row = storeTx.run(JournalMapper.class, m -> m.findById(request.eventId()));
     if (row != null) {
       recordCheckback(request.eventId());
       // Another attempt's row: the journal key already fences this one.
       return request.attemptId().equals(row.getAttemptId())
-          ? Resolution.COMMIT
-          : Resolution.ROLLBACK;
+          ? new Decision(Resolution.COMMIT, "found")
+          : new Decision(Resolution.ROLLBACK, "tombstone");
     }
     if (tooEarlyToFence(request)) {
-      return Resolution.UNKNOWN;
+      return new Decision(Resolution.UNKNOWN, "young");
     }
     AttemptInsert fence =
         attempts.insert(
@@ -105,14 +123,17 @@ public final class JournalCheckbackResolver implements CheckbackResolver {
     switch (fence.outcome()) {
       case INSERTED:
         log.warn("attempt fenced eventId={} attemptId={}", request.eventId(), request.attemptId());
-        return Resolution.ROLLBACK;
+        return new Decision(Resolution.ROLLBACK, "fenced");
       case EXISTS:
         if (fence.existingState() == AttemptState.COMMITTED) {
-          return Resolution.COMMIT;
+          return new Decision(Resolution.COMMIT, "found");
         }
-        return fence.existingState() == null ? Resolution.UNKNOWN : Resolution.ROLLBACK;
+        return fence.existingState() == null
+            ? new Decision(Resolution.UNKNOWN, "error")
+            : new Decision(Resolution.ROLLBACK, "tombstone");
       default:
-        return Resolution.UNKNOWN; // the attempt's own transaction holds the key: still running
+        // the attempt's own transaction holds the key: still running
+        return new Decision(Resolution.UNKNOWN, "lock_timeout");
     }
   }
 

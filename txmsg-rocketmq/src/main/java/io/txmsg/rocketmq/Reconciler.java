@@ -37,13 +37,16 @@ public final class Reconciler {
   private final TxMessagingSettings settings;
   private final Producer producer;
   private final EnvelopeMessages messages;
+  private final ProducerMetrics metrics;
 
   Reconciler(
       DataSource dataSource,
       TxmsgStore store,
       TxMessagingSettings settings,
       Producer producer,
-      EnvelopeMessages messages) {
+      EnvelopeMessages messages,
+      ProducerMetrics metrics) {
+    this.metrics = metrics;
     this.store = store;
     this.storeTx = new StoreTransactions(dataSource, store);
     this.settings = settings;
@@ -58,6 +61,7 @@ public final class Reconciler {
   public Round runOnce() throws Exception {
     int tooOld = deadTooOld();
     String token = UUID.randomUUID().toString();
+    metrics.leaseExpired(inTx(JournalMapper::countExpiredLeases));
     List<String> claimed = claim(token);
     int republished = 0;
     int retried = 0;
@@ -138,6 +142,8 @@ public final class Reconciler {
                       m.republished(
                           eventId, token, messageId, settings.republishAfter().toMillis()));
       log.info("republished eventId={} messageId={} updated={}", eventId, messageId, n);
+      metrics.republished();
+      metrics.send(row.getDestination(), row.getEventType(), ProducerMetrics.SENT);
       return n == 1 ? Result.REPUBLISHED : Result.LOST_LEASE;
     } catch (Exception e) {
       PublishException p = PublishErrors.classify("republish of eventId " + eventId, e);
@@ -147,11 +153,13 @@ public final class Reconciler {
           inTx(m -> m.retry(eventId, token, delay, p.errorCode(), truncate(p.getMessage())));
           log.warn(
               "republish failed eventId={} code={} retryInMs={}", eventId, p.errorCode(), delay);
+          metrics.send(row.getDestination(), row.getEventType(), ProducerMetrics.RETRY);
           return Result.RETRY;
         }
         inTx(m -> m.dead(eventId, token, p.errorCode(), truncate(p.getMessage())));
         log.error(
             "republish failed permanently eventId={} code={} status=DEAD", eventId, p.errorCode());
+        metrics.send(row.getDestination(), row.getEventType(), ProducerMetrics.DEAD);
         return Result.DEAD;
       } catch (Exception dbError) {
         log.warn(

@@ -61,6 +61,7 @@ public final class TxMessageProducer implements TxMessageTemplate {
   private final PayloadSanitizer sanitizer;
   private final ProducerInterceptor interceptor;
   private final Set<String> topics;
+  private final ProducerMetrics metrics;
 
   TxMessageProducer(
       TxMessagingSettings settings,
@@ -71,7 +72,9 @@ public final class TxMessageProducer implements TxMessageTemplate {
       EnvelopeMessages messages,
       PayloadSerializer serializer,
       PayloadSanitizer sanitizer,
-      ProducerInterceptor interceptor) {
+      ProducerInterceptor interceptor,
+      ProducerMetrics metrics) {
+    this.metrics = metrics;
     this.settings = settings;
     this.producer = producer;
     this.transactions = transactions;
@@ -387,11 +390,14 @@ public final class TxMessageProducer implements TxMessageTemplate {
   private boolean commitHalf(TxMessage message, JournalRow row, Transaction half) {
     if (!interceptor.beforeHalfMessageCommit(message, row.getAttemptId())) {
       log.warn("half-message commit skipped by interceptor eventId={}", row.getEventId());
+      metrics.send(row.getDestination(), row.getEventType(), ProducerMetrics.UNKNOWN);
       return false;
     }
     try {
       half.commit();
+      metrics.send(row.getDestination(), row.getEventType(), ProducerMetrics.SENT);
     } catch (Exception e) {
+      metrics.send(row.getDestination(), row.getEventType(), ProducerMetrics.UNKNOWN);
       log.warn(
           "half-message commit failed eventId={} attemptId={}: {} (check-back or reconciler will deliver)",
           row.getEventId(),

@@ -1,5 +1,6 @@
 package io.txmsg.rocketmq;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.txmsg.api.CheckbackResolver;
 import io.txmsg.api.DeliveryConfirmation;
 import io.txmsg.api.PayloadSanitizer;
@@ -7,7 +8,9 @@ import io.txmsg.api.PayloadSerializer;
 import io.txmsg.api.ProducerInterceptor;
 import io.txmsg.api.TxMessageTemplate;
 import io.txmsg.store.SchemaInstaller;
+import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -61,7 +64,10 @@ public final class TxMessaging implements AutoCloseable {
       cb.setCredentialProvider(new StaticSessionCredentialsProvider(s.accessKey(), s.secretKey()));
     }
     ClientConfiguration config = cb.build();
-    JournalCheckbackResolver journalResolver = new JournalCheckbackResolver(b.dataSource, store, s);
+    ProducerMetrics metrics =
+        b.meterRegistry == null ? ProducerMetrics.none() : new ProducerMetrics(b.meterRegistry);
+    JournalCheckbackResolver journalResolver =
+        new JournalCheckbackResolver(b.dataSource, store, s, metrics);
     CheckbackDispatcher dispatcher = new CheckbackDispatcher(b.resolvers, journalResolver);
     this.producer =
         provider
@@ -83,8 +89,9 @@ public final class TxMessaging implements AutoCloseable {
             messages,
             b.serializer,
             b.sanitizer,
-            b.interceptor);
-    this.reconciler = new Reconciler(b.dataSource, store, s, producer, messages);
+            b.interceptor,
+            metrics);
+    this.reconciler = new Reconciler(b.dataSource, store, s, producer, messages, metrics);
     DeliveryConfirmer c = null;
     try {
       if (s.confirmation() == DeliveryConfirmation.CONSUMER) {
@@ -96,7 +103,7 @@ public final class TxMessaging implements AutoCloseable {
       throw e;
     }
     this.confirmer = c;
-    if (s.reconcilerEnabled()) {
+    if (s.reconcilerEnabled() || b.meterRegistry != null) {
       scheduler =
           Executors.newSingleThreadScheduledExecutor(
               r -> {
@@ -104,10 +111,19 @@ public final class TxMessaging implements AutoCloseable {
                 t.setDaemon(true);
                 return t;
               });
-      long every = s.reconcileInterval().toMillis();
-      scheduler.scheduleWithFixedDelay(this::reconcileQuietly, every, every, TimeUnit.MILLISECONDS);
     } else {
       scheduler = null;
+    }
+    if (s.reconcilerEnabled()) {
+      long every = s.reconcileInterval().toMillis();
+      scheduler.scheduleWithFixedDelay(this::reconcileQuietly, every, every, TimeUnit.MILLISECONDS);
+    }
+    if (b.meterRegistry != null) {
+      JournalGauges gauges =
+          new JournalGauges(
+              new StoreTransactions(b.dataSource, store), b.meterRegistry, List.copyOf(s.topics()));
+      long every = b.gaugeInterval.toMillis();
+      scheduler.scheduleWithFixedDelay(gauges::refresh, 0, every, TimeUnit.MILLISECONDS);
     }
     log.info("txmsg started {}", s);
   }
@@ -176,6 +192,8 @@ public final class TxMessaging implements AutoCloseable {
     private PayloadSerializer serializer = new JsonPayloadSerializer();
     private PayloadSanitizer sanitizer = PayloadSanitizer.none();
     private ProducerInterceptor interceptor = new ProducerInterceptor() {};
+    private MeterRegistry meterRegistry;
+    private Duration gaugeInterval = Duration.ofSeconds(15);
 
     private Builder() {}
 
@@ -219,6 +237,20 @@ public final class TxMessaging implements AutoCloseable {
     public Builder interceptor(ProducerInterceptor interceptor) {
       this.interceptor = interceptor;
       return this;
+    }
+
+    /**
+     * Micrometer registry for the {@code txmsg.*} meters (DESIGN.md section 5); default none. The
+     * journal gauges are refreshed every {@code gaugeInterval} by one indexed query.
+     */
+    public Builder meterRegistry(MeterRegistry registry, Duration gaugeInterval) {
+      this.meterRegistry = registry;
+      this.gaugeInterval = gaugeInterval;
+      return this;
+    }
+
+    public Builder meterRegistry(MeterRegistry registry) {
+      return meterRegistry(registry, Duration.ofSeconds(15));
     }
 
     /**

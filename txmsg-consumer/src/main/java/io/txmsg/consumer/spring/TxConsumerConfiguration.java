@@ -1,5 +1,6 @@
 package io.txmsg.consumer.spring;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.txmsg.api.PayloadSerializer;
 import io.txmsg.api.consumer.ConsumeListener;
 import io.txmsg.api.consumer.ConsumerInterceptor;
@@ -30,7 +31,8 @@ public class TxConsumerConfiguration {
       ObjectProvider<PayloadSerializer> serializer,
       ObjectProvider<CommandExecutorBinding> executors,
       ObjectProvider<ConsumeListener> listeners,
-      ObjectProvider<ConsumerInterceptor> interceptor) {
+      ObjectProvider<ConsumerInterceptor> interceptor,
+      ObjectProvider<MeterRegistry> meterRegistry) {
     return new TxConsumersLifecycle(
         () -> {
           TxConsumers.Builder b =
@@ -43,6 +45,7 @@ public class TxConsumerConfiguration {
           executors.orderedStream().forEach(e -> b.commandExecutor(e.commandType(), e.executor()));
           listeners.orderedStream().forEach(b::listener);
           interceptor.ifAvailable(b::interceptor);
+          meterRegistry.ifAvailable(b::meterRegistry);
           return b;
         });
   }

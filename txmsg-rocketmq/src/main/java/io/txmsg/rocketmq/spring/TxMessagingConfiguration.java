@@ -1,5 +1,6 @@
 package io.txmsg.rocketmq.spring;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.txmsg.api.CheckbackResolver;
 import io.txmsg.api.PayloadSanitizer;
 import io.txmsg.api.PayloadSerializer;
@@ -25,7 +26,8 @@ public class TxMessagingConfiguration {
       ObjectProvider<CheckbackResolver> resolvers,
       ObjectProvider<PayloadSerializer> serializer,
       ObjectProvider<PayloadSanitizer> sanitizer,
-      ObjectProvider<ProducerInterceptor> interceptor) {
+      ObjectProvider<ProducerInterceptor> interceptor,
+      ObjectProvider<MeterRegistry> meterRegistry) {
     TxMessaging.Builder b =
         TxMessaging.builder()
             .dataSource(dataSource)
@@ -35,6 +37,7 @@ public class TxMessagingConfiguration {
     serializer.ifAvailable(b::serializer);
     sanitizer.ifAvailable(b::sanitizer);
     interceptor.ifAvailable(b::interceptor);
+    meterRegistry.ifAvailable(b::meterRegistry);
     return b.build();
   }
 

@@ -783,8 +783,8 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
     }
 
     /**
-     * The cluster JVM's {@code -XX:MaxDirectMemorySize}. Default {@code 1g} (reserved on demand): 256m
-     * ran out after a few dozen topics and consumer groups in one test JVM; 64m is too little
+     * The cluster JVM's {@code -XX:MaxDirectMemorySize}. Default {@code 1g} (reserved on demand):
+     * 256m ran out after a few dozen topics and consumer groups in one test JVM; 64m is too little
      * (commits fail).
      */
     public Builder maxDirectMemory(String size) {

@@ -1,0 +1,165 @@
+package io.txmsg.consumer;
+
+import static io.txmsg.consumer.ConsumerHarness.DB;
+import static io.txmsg.consumer.ConsumerHarness.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.txmsg.api.ProducerInterceptor;
+import io.txmsg.api.TxMessage;
+import io.txmsg.api.consumer.VersionPolicy;
+import io.txmsg.consumer.ConsumerHarness.Paid;
+import io.txmsg.rocketmq.TxMessaging;
+import io.txmsg.rocketmq.TxMessagingSettings;
+import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.TestDatabase;
+import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
+import io.txmsg.testkit.rocketmq.TopicType;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The documented meter names and tags, from real producer and consumer runs. */
+class MetricsTest {
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void producerAndConsumerMetersHaveTheDocumentedNamesAndBoundedTags(TestDatabase kind)
+      throws Exception {
+    EmbeddedRocketMQ mq = EmbeddedRocketMQ.shared();
+    String topic = "m-" + UUID.randomUUID().toString().substring(0, 8);
+    String group = "points-" + topic;
+    mq.createTopic(topic, TopicType.TRANSACTION);
+    mq.createConsumerGroup(group, 5, Duration.ofMillis(500), Duration.ofSeconds(1));
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (DatabaseFixture db = kind.open();
+        TxMessaging producer =
+            TxMessaging.builder()
+                .dataSource(db.dataSource())
+                .settings(
+                    new TxMessagingSettings()
+                        .endpoints(mq.grpcEndpoint())
+                        .topics(topic)
+                        .storeId("metrics-" + kind.id())
+                        .autoCreateSchema(true))
+                .interceptor(
+                    new ProducerInterceptor() {
+                      @Override
+                      public boolean beforeHalfMessageCommit(TxMessage m, String attemptId) {
+                        return !m.eventId().equals("lost-commit"); // the check-back delivers it
+                      }
+                    })
+                .meterRegistry(registry, Duration.ofMillis(200))
+                .build();
+        TxConsumers consumers =
+            TxConsumers.builder()
+                .dataSource(db.dataSource())
+                .settings(new TxConsumerSettings().endpoints(mq.grpcEndpoint()))
+                .handler(
+                    HandlerDefinition.of(group, topic, "PaymentSucceeded", Paid.class, (e, c) -> {})
+                        .versionGuard(true)
+                        .versionPolicy(VersionPolicy.CONTIGUOUS))
+                .meterRegistry(registry)
+                .build()) {
+      List<String> ids = List.of("ok-1", "lost-commit", "gap-3");
+      // One at a time: queues do not keep order, and the versions must arrive 1, 2, 5.
+      send(producer, topic, "ok-1", 1);
+      await(
+          "v1",
+          Duration.ofSeconds(30),
+          () -> count(registry, "txmsg.consume", "outcome", "applied") == 1);
+      send(producer, topic, "lost-commit", 2);
+      await(
+          "v2 through the check-back",
+          Duration.ofSeconds(30),
+          () ->
+              count(registry, "txmsg.consume", "outcome", "applied") == 2
+                  && count(registry, "txmsg.checkback", "reason", "found") >= 1);
+      send(producer, topic, "gap-3", 5); // version 5 after 2: a gap for the contiguous guard
+      await(
+          "gap",
+          Duration.ofSeconds(30),
+          () -> count(registry, "txmsg.version.gap", null, null) >= 1);
+
+      assertThat(
+              registry
+                  .get("txmsg.send")
+                  .tags("destination", topic, "event_type", "PaymentSucceeded", "result", "sent")
+                  .counter()
+                  .count())
+          .isEqualTo(2);
+      assertThat(registry.get("txmsg.send").tags("result", "unknown").counter().count())
+          .isEqualTo(1);
+      assertThat(
+              registry
+                  .get("txmsg.checkback")
+                  .tags("resolution", "COMMIT", "reason", "found")
+                  .counter()
+                  .count())
+          .isGreaterThanOrEqualTo(1);
+      assertThat(registry.get("txmsg.checkback.latency").timer().count()).isGreaterThanOrEqualTo(1);
+      assertThat(registry.get("txmsg.journal.pending").tags("destination", topic).gauge())
+          .isNotNull();
+      assertThat(registry.get("txmsg.journal.oldest.age").tags("destination", topic).gauge())
+          .isNotNull();
+      assertThat(registry.get("txmsg.reconcile.republished").counter()).isNotNull();
+      assertThat(registry.get("txmsg.lease.expired").counter()).isNotNull();
+      assertThat(
+              registry
+                  .get("txmsg.consume")
+                  .tags("group", group, "event_type", "PaymentSucceeded", "outcome", "applied")
+                  .counter()
+                  .count())
+          .isEqualTo(2);
+      assertThat(registry.get("txmsg.consume").tags("outcome", "retry").counter().count())
+          .isGreaterThanOrEqualTo(1);
+      assertThat(registry.get("txmsg.consume.latency").tags("group", group).timer().count())
+          .isGreaterThanOrEqualTo(3);
+      assertThat(registry.get("txmsg.consume.age").tags("group", group).timer().count())
+          .isGreaterThanOrEqualTo(3);
+      assertThat(registry.get("txmsg.version.gap").tags("group", group).counter().count())
+          .isGreaterThanOrEqualTo(1);
+
+      Set<String> tagValues =
+          registry.getMeters().stream()
+              .map(Meter::getId)
+              .flatMap(id -> id.getTags().stream())
+              .map(Tag::getValue)
+              .collect(Collectors.toSet());
+      assertThat(tagValues).doesNotContainAnyElementsOf(ids); // never an eventId as a tag
+      assertThat(
+              registry.getMeters().stream()
+                  .map(m -> m.getId().getName())
+                  .filter(n -> !n.startsWith("txmsg.")))
+          .isEmpty();
+    }
+  }
+
+  private static double count(SimpleMeterRegistry r, String name, String tag, String value) {
+    var search = r.find(name);
+    if (tag != null) {
+      search = search.tag(tag, value);
+    }
+    return search.counters().stream().mapToDouble(c -> c.count()).sum();
+  }
+
+  private static void send(TxMessaging producer, String topic, String id, long version) {
+    producer
+        .template()
+        .execute(
+            TxMessage.builder()
+                .eventId(id)
+                .topic(topic)
+                .eventType("PaymentSucceeded")
+                .aggregate("Payment", "p1", version)
+                .payload(ConsumerHarness.paid("a", 1))
+                .build(),
+            ctx -> null);
+  }
+}
