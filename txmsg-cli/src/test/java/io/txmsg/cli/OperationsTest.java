@@ -202,6 +202,116 @@ class OperationsTest {
     }
   }
 
+  @ParameterizedTest
+  @MethodSource(DB)
+  void requeueSendsADeadRowAgainConsumersAbsorbItAndARowOlderThanTheRetentionIsRefused(
+      TestDatabase kind, @TempDir Path dir) throws Exception {
+    EmbeddedRocketMQ mq = EmbeddedRocketMQ.shared();
+    String topic = "rq-" + UUID.randomUUID().toString().substring(0, 8);
+    String points = "points-" + topic;
+    mq.createTopic(topic, TopicType.TRANSACTION);
+    mq.createConsumerGroup(points, 5, Duration.ofMillis(500), Duration.ofSeconds(1));
+    Map<String, Integer> applied = new ConcurrentHashMap<>();
+    try (DatabaseFixture db = kind.open()) {
+      try (Connection c = db.dataSource().getConnection();
+          Statement s = c.createStatement()) {
+        s.execute("CREATE TABLE payment (id VARCHAR(64) PRIMARY KEY, amount INT NOT NULL)");
+      }
+      try (TxMessaging producer =
+              TxMessaging.builder()
+                  .dataSource(db.dataSource())
+                  .settings(
+                      new TxMessagingSettings()
+                          .endpoints(mq.grpcEndpoint())
+                          .topics(topic)
+                          .storeId("rq-" + kind.id())
+                          .reconcileInterval(Duration.ofMillis(200))
+                          .autoCreateSchema(true))
+                  .build();
+          TxConsumers consumers =
+              TxConsumers.builder()
+                  .dataSource(db.dataSource())
+                  .settings(
+                      new TxConsumerSettings()
+                          .endpoints(mq.grpcEndpoint())
+                          .group(ConsumerGroupConfig.of(points).subscribe(topic)))
+                  .handler(
+                      HandlerDefinition.of(
+                          points,
+                          topic,
+                          "PaymentSucceeded",
+                          Paid.class,
+                          (e, ctx) -> applied.merge(ctx.eventId(), 1, Integer::sum)))
+                  .build()) {
+        Cli cli = new Cli(db, dir);
+        for (String id : List.of("dead-1", "dead-old")) {
+          producer.template().execute(message(topic, id, 1), ctx -> pay(ctx.connection(), id, 1));
+        }
+        await(
+            () ->
+                applied.size() == 2
+                    && count(db, "SELECT COUNT(*) FROM txmsg_journal WHERE status = 'SENT'") == 2);
+        // Incidents leave rows DEAD (e.g. the topic was deleted); one of them is a month old.
+        update(db, "UPDATE txmsg_journal SET status = 'DEAD', last_error_code = 'TOPIC_NOT_FOUND'");
+        update(
+            db,
+            "UPDATE txmsg_journal SET created_at = created_at - INTERVAL '30' DAY WHERE event_id = 'dead-old'");
+
+        Cli.Run dead = cli.run("journal", "list", "--status", "DEAD", "--json");
+        assertThat(dead.exitCode()).isZero();
+        assertThat(dead.out()).contains("dead-1", "dead-old", "TOPIC_NOT_FOUND");
+        Cli.Run rq =
+            cli.run(
+                "journal",
+                "requeue",
+                "--ids",
+                "dead-1,dead-old",
+                "--reason",
+                "topic restored",
+                "--operator",
+                "bob",
+                "--json");
+        assertThat(rq.exitCode()).as(rq.all()).isEqualTo(TxmsgCli.FINDINGS); // one refused
+        assertThat(rq.json().get("requeued").asInt()).isEqualTo(1);
+        assertThat(rq.json().get("refused").asInt()).isEqualTo(1);
+        String audit = rq.json().get("request_id").asText();
+        assertThat(
+                count(
+                    db,
+                    "SELECT COUNT(*) FROM txmsg_replay_audit WHERE request_id = '"
+                        + audit
+                        + "' AND operator = 'bob' AND succeeded = 1 AND failed = 1"))
+            .isEqualTo(1);
+
+        // The reconciler publishes dead-1 again (after republishAfter); the consumer absorbs it.
+        update(db, "UPDATE txmsg_journal SET next_retry_at = created_at WHERE event_id = 'dead-1'");
+        await(
+            () ->
+                count(
+                        db,
+                        "SELECT COUNT(*) FROM txmsg_journal WHERE event_id = 'dead-1' AND status = 'SENT'")
+                    == 1);
+        Thread.sleep(2000);
+        assertThat(applied).containsEntry("dead-1", 1).containsEntry("dead-old", 1);
+        assertThat(
+                count(
+                    db,
+                    "SELECT COUNT(*) FROM txmsg_journal WHERE event_id = 'dead-old' AND status = 'DEAD'"))
+            .isEqualTo(1);
+        Cli.Run missingReason = cli.run("journal", "requeue", "--ids", "dead-old");
+        assertThat(missingReason.exitCode()).isEqualTo(TxmsgCli.USAGE);
+        assertThat(missingReason.err()).doesNotContain("Exception");
+      }
+    }
+  }
+
+  private static void update(DatabaseFixture db, String sql) throws Exception {
+    try (Connection c = db.dataSource().getConnection();
+        Statement s = c.createStatement()) {
+      s.executeUpdate(sql);
+    }
+  }
+
   private static TxMessage message(String topic, String id, int amount) {
     return TxMessage.builder()
         .eventId(id)
