@@ -167,6 +167,8 @@ class OperationsTest {
                     points,
                     "--rate",
                     "5",
+                    "--parked-reason",
+                    "PERMANENT_ERROR",
                     "--canary",
                     "2",
                     "--reason",
