@@ -37,5 +37,8 @@ public interface ConsumeLogMapper {
 
   ConsumeLogRow find(@Param("group") String group, @Param("eventId") String eventId);
 
+  /** The archived row of an event (archived consume-log rows are SUCCESS or SKIPPED_STALE). */
+  ConsumeLogRow findArchived(@Param("group") String group, @Param("eventId") String eventId);
+
   long countByStatus(@Param("group") String group, @Param("status") String status);
 }

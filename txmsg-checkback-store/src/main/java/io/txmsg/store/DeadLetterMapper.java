@@ -19,6 +19,14 @@ public interface DeadLetterMapper {
       @Param("requestHash") String requestHash,
       @Param("replayRequestId") String replayRequestId);
 
+  /** Closes a dead letter without applying it (a duplicate found in the archive, a conflict). */
+  int discard(
+      @Param("group") String group,
+      @Param("eventId") String eventId,
+      @Param("requestHash") String requestHash,
+      @Param("replayRequestId") String replayRequestId,
+      @Param("note") String note);
+
   /** A failed replay leaves the row parked with the new error. */
   int recordReplayFailure(
       @Param("group") String group,

@@ -3,8 +3,8 @@ package io.txmsg.cli;
 import io.txmsg.cli.Vocabulary.DeadLetterKind;
 import io.txmsg.cli.Vocabulary.DeadLetterReason;
 import io.txmsg.cli.Vocabulary.DeadLetterStatus;
+import io.txmsg.store.DeadLetterRow;
 import io.txmsg.store.ops.DeadLetterQuery;
-import io.txmsg.store.ops.DeadLetterView;
 import io.txmsg.store.ops.OpsQueryMapper;
 import java.time.Duration;
 import java.time.Instant;
@@ -130,7 +130,7 @@ final class DlqCommand extends CommandGroup {
               until == null || until.ago() == null ? null : until.ago().toMillis(),
               until == null ? null : until.at(),
               limit);
-      List<DeadLetterView> rows = db.run(OpsQueryMapper.class, m -> m.listDeadLetters(q));
+      List<DeadLetterRow> rows = db.run(OpsQueryMapper.class, m -> m.listDeadLetters(q));
       List<Map<String, Object>> maps = rows.stream().map(Output::map).toList();
       if (out.json()) {
         Map<String, Object> doc = new LinkedHashMap<>();
@@ -175,7 +175,7 @@ final class DlqCommand extends CommandGroup {
 
     @Override
     int run(Database db, Output out) throws Exception {
-      List<DeadLetterView> rows =
+      List<DeadLetterRow> rows =
           db.run(OpsQueryMapper.class, m -> m.findDeadLetters(group, eventId));
       if (rows.isEmpty()) {
         err()

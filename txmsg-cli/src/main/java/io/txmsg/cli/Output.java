@@ -49,7 +49,7 @@ final class Output {
     return out;
   }
 
-  /** A row object (JournalRow, DeadLetterView, ...) as an ordered map, without its payload. */
+  /** A row object (JournalRow, DeadLetterRow, ...) as an ordered map, without its payload. */
   static Map<String, Object> map(Object row) {
     Map<String, Object> m =
         JSON.convertValue(row, new TypeReference<LinkedHashMap<String, Object>>() {});

@@ -1,11 +1,11 @@
 package io.txmsg.cli;
 
+import io.txmsg.store.ConsumeLogRow;
+import io.txmsg.store.DeadLetterRow;
 import io.txmsg.store.JournalMapper;
 import io.txmsg.store.JournalRow;
-import io.txmsg.store.ops.ConsumeLogView;
-import io.txmsg.store.ops.DeadLetterView;
+import io.txmsg.store.ReplayRequestRow;
 import io.txmsg.store.ops.OpsQueryMapper;
-import io.txmsg.store.ops.ReplayAuditView;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -47,9 +47,9 @@ final class TraceCommand extends DbCommand {
   private record Trace(
       String eventId,
       JournalRow journal,
-      List<ConsumeLogView> consumeLog,
-      List<DeadLetterView> deadLetters,
-      List<ReplayAuditView> replays) {
+      List<ConsumeLogRow> consumeLog,
+      List<DeadLetterRow> deadLetters,
+      List<ReplayRequestRow> replays) {
     boolean empty() {
       return journal == null && consumeLog.isEmpty() && deadLetters.isEmpty();
     }
@@ -97,15 +97,15 @@ final class TraceCommand extends DbCommand {
 
   private static Trace load(Database db, String eventId) throws Exception {
     JournalRow journal = db.run(JournalMapper.class, m -> m.findById(eventId));
-    List<ConsumeLogView> consumed = db.run(OpsQueryMapper.class, m -> m.consumeLogByEvent(eventId));
-    List<DeadLetterView> dead = db.run(OpsQueryMapper.class, m -> m.deadLettersByEvent(eventId));
+    List<ConsumeLogRow> consumed = db.run(OpsQueryMapper.class, m -> m.consumeLogByEvent(eventId));
+    List<DeadLetterRow> dead = db.run(OpsQueryMapper.class, m -> m.deadLettersByEvent(eventId));
     List<String> requestIds =
         dead.stream()
-            .map(DeadLetterView::getReplayRequestId)
+            .map(DeadLetterRow::getReplayRequestId)
             .filter(Objects::nonNull)
             .distinct()
             .toList();
-    List<ReplayAuditView> replays =
+    List<ReplayRequestRow> replays =
         requestIds.isEmpty()
             ? List.of()
             : db.run(OpsQueryMapper.class, m -> m.replayAudits(requestIds));
@@ -151,7 +151,7 @@ final class TraceCommand extends DbCommand {
                   + j.getRetryCount()
                   + (j.getLastErrorCode() == null ? "" : " error=" + j.getLastErrorCode())));
     }
-    for (ConsumeLogView c : t.consumeLog()) {
+    for (ConsumeLogRow c : t.consumeLog()) {
       rows.add(
           row(
               id,
@@ -163,7 +163,7 @@ final class TraceCommand extends DbCommand {
                   + c.getAttempt()
                   + (c.getResultRef() == null ? "" : " result=" + c.getResultRef())));
     }
-    for (DeadLetterView d : t.deadLetters()) {
+    for (DeadLetterRow d : t.deadLetters()) {
       rows.add(
           row(
               id,
@@ -184,7 +184,7 @@ final class TraceCommand extends DbCommand {
                           + ": "
                           + Output.cell(d.getErrorMessage(), true))));
     }
-    for (ReplayAuditView r : t.replays()) {
+    for (ReplayRequestRow r : t.replays()) {
       rows.add(
           row(
               id,
@@ -196,7 +196,7 @@ final class TraceCommand extends DbCommand {
                   + r.getRequestId()
                   + " by="
                   + r.getOperator()
-                  + (r.isDryRun() ? " dry-run" : "")
+                  + (r.getDryRun() ? " dry-run" : "")
                   + " selected="
                   + r.getSelected()
                   + " ok="

@@ -13,6 +13,7 @@ public record ReplayResult(Status status, String message) {
   public enum Status {
     REPLAYED,
     SKIPPED_STALE,
+    DUPLICATE,
     NOT_REPLAYABLE,
     FAILED
   }

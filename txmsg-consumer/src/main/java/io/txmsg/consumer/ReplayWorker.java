@@ -85,7 +85,8 @@ final class ReplayWorker {
         ReplayResult result = replayer.replay(r.getConsumerGroup(), d.getEventId(), id);
         metrics.replay(result.status());
         if (result.status() == ReplayResult.Status.REPLAYED
-            || result.status() == ReplayResult.Status.SKIPPED_STALE) {
+            || result.status() == ReplayResult.Status.SKIPPED_STALE
+            || result.status() == ReplayResult.Status.DUPLICATE) {
           ok++;
         } else {
           failed++;

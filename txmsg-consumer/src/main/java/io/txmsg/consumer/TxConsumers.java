@@ -9,6 +9,8 @@ import io.txmsg.api.consumer.ConsumerInterceptor;
 import io.txmsg.rocketmq.JdbcLocalTransactions;
 import io.txmsg.rocketmq.JsonPayloadSerializer;
 import io.txmsg.rocketmq.LocalTransactions;
+import io.txmsg.store.ConsumeLogMapper;
+import io.txmsg.store.ConsumeLogRow;
 import io.txmsg.store.DeadLetterMapper;
 import io.txmsg.store.DeadLetterRow;
 import io.txmsg.store.SchemaInstaller;
@@ -163,6 +165,13 @@ public final class TxConsumers implements AutoCloseable {
     } catch (MalformedEventException m) {
       return failedReplay(row, m, "parked message is not a valid event: " + m.getMessage());
     }
+    if ("TOO_OLD".equals(row.getReason())) {
+      ReplayResult archived = discardIfArchived(row, replayRequestId);
+      if (archived != null) {
+        return archived;
+      }
+      // Not in the archive: never applied, so it is applied now without the age check.
+    }
     ConsumePipeline.Route route = routes.getOrDefault(group, Map.of()).get(e.eventType());
     if (route == null) {
       return new ReplayResult(
@@ -182,6 +191,38 @@ public final class TxConsumers implements AutoCloseable {
       return failedReplay(row, f.getCause(), f.getCause().toString());
     } catch (PayloadDecodingException p) {
       return failedReplay(row, p, p.getMessage());
+    }
+  }
+
+  /**
+   * A TOO_OLD event whose consume-log row was archived was applied before: its dead letter is
+   * discarded, not replayed. Returns null when the archive has no row for it.
+   */
+  private ReplayResult discardIfArchived(DeadLetterRow row, String replayRequestId) {
+    try {
+      ConsumeLogRow archived =
+          storeTx.run(
+              ConsumeLogMapper.class,
+              m -> m.findArchived(row.getConsumerGroup(), row.getEventId()));
+      if (archived == null) {
+        return null;
+      }
+      String note =
+          "duplicate: consume_log_archive has it as "
+              + archived.getStatus()
+              + (archived.getRequestHash().equals(row.getRequestHash()) ? "" : " (other hash)");
+      storeTx.run(
+          DeadLetterMapper.class,
+          m ->
+              m.discard(
+                  row.getConsumerGroup(),
+                  row.getEventId(),
+                  row.getRequestHash(),
+                  replayRequestId,
+                  note));
+      return new ReplayResult(ReplayResult.Status.DUPLICATE, note);
+    } catch (Exception e) {
+      return new ReplayResult(ReplayResult.Status.FAILED, "archive check failed: " + e);
     }
   }
 

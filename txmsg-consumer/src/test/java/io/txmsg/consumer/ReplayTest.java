@@ -103,4 +103,64 @@ class ReplayTest {
       assertThat(h.credits(g, "f1")).isZero();
     }
   }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void aTooOldEventIsParkedAndItsReplayChecksTheConsumeLogArchiveFirst(TestDatabase kind)
+      throws Exception {
+    try (ConsumerHarness h = new ConsumerHarness(kind)) {
+      String g = h.group("points", 5);
+      AtomicInteger runs = new AtomicInteger();
+      TxConsumers c =
+          h.start(
+              h.consumers(
+                      h.settings(g)
+                          .consumeLogRetention(Duration.ofDays(2))
+                          .tooOldMargin(Duration.ofDays(1)))
+                  .handler(
+                      HandlerDefinition.of(
+                          g,
+                          h.topic,
+                          "PaymentSucceeded",
+                          Paid.class,
+                          (event, ctx) -> {
+                            runs.incrementAndGet();
+                            ConsumerHarness.credit(ctx.connection(), g, ctx.eventId(), event);
+                          })));
+      long threeDaysAgo = System.currentTimeMillis() - Duration.ofDays(3).toMillis();
+      for (String id : java.util.List.of("old-new", "old-dup")) {
+        byte[] body = ConsumerHarness.paid("a", 1);
+        java.util.Map<String, String> env =
+            new java.util.HashMap<>(
+                ConsumerHarness.envelope(id, "PaymentSucceeded", "Payment", id, 1, body));
+        env.put(io.txmsg.api.Envelope.ORIGIN_TIME, Long.toString(threeDaysAgo));
+        h.send(env, body);
+      }
+      awaitDb(
+          "both parked TOO_OLD",
+          WAIT,
+          () -> !h.deadLetters(g, "old-new").isEmpty() && !h.deadLetters(g, "old-dup").isEmpty());
+      assertThat(h.deadLetters(g, "old-new").get(0).getReason()).isEqualTo("TOO_OLD");
+      assertThat(runs.get()).isZero();
+      // old-dup was applied long ago: its consume-log row is in the archive.
+      String hash = h.deadLetters(g, "old-dup").get(0).getRequestHash();
+      try (java.sql.Connection conn = h.db.dataSource().getConnection();
+          java.sql.PreparedStatement ps =
+              conn.prepareStatement(
+                  "INSERT INTO txmsg_consume_log_archive (consumer_group, event_id, event_type,"
+                      + " request_hash, status, attempt, first_received_at, updated_at)"
+                      + " VALUES (?, 'old-dup', 'PaymentSucceeded', ?, 'SUCCESS', 1,"
+                      + " CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)")) {
+        ps.setString(1, g);
+        ps.setString(2, hash);
+        ps.executeUpdate();
+      }
+      assertThat(c.replay(g, "old-dup", "req-1").status()).isEqualTo(ReplayResult.Status.DUPLICATE);
+      assertThat(h.deadLetters(g, "old-dup").get(0).getStatus()).isEqualTo("DISCARDED");
+      assertThat(c.replay(g, "old-new", "req-1").status()).isEqualTo(ReplayResult.Status.REPLAYED);
+      assertThat(runs.get()).isEqualTo(1);
+      h.assertAppliedOnce(g, "old-new");
+      assertThat(h.credits(g, "old-dup")).isZero();
+    }
+  }
 }

@@ -1,6 +1,9 @@
 package io.txmsg.store.ops;
 
+import io.txmsg.store.ConsumeLogRow;
+import io.txmsg.store.DeadLetterRow;
 import io.txmsg.store.JournalRow;
+import io.txmsg.store.ReplayRequestRow;
 import java.util.List;
 import org.apache.ibatis.annotations.Param;
 
@@ -31,20 +34,20 @@ public interface OpsQueryMapper {
       @Param("businessKey") String businessKey, @Param("limit") int limit);
 
   /** Every consumer group's consume-log row for an event. */
-  List<ConsumeLogView> consumeLogByEvent(@Param("eventId") String eventId);
+  List<ConsumeLogRow> consumeLogByEvent(@Param("eventId") String eventId);
 
   /** Every dead letter of an event (all groups, both kinds), with payload. */
-  List<DeadLetterView> deadLettersByEvent(@Param("eventId") String eventId);
+  List<DeadLetterRow> deadLettersByEvent(@Param("eventId") String eventId);
 
   /**
    * The dead letters of one group and event (a MESSAGE and possibly CONFLICT rows), with payload.
    */
-  List<DeadLetterView> findDeadLetters(
+  List<DeadLetterRow> findDeadLetters(
       @Param("consumerGroup") String consumerGroup, @Param("eventId") String eventId);
 
   /** Dead letters without payload, ordered by (created_at, consumer_group, event_id). */
-  List<DeadLetterView> listDeadLetters(@Param("q") DeadLetterQuery q);
+  List<DeadLetterRow> listDeadLetters(@Param("q") DeadLetterQuery q);
 
   /** Replay audit rows by request id. */
-  List<ReplayAuditView> replayAudits(@Param("requestIds") List<String> requestIds);
+  List<ReplayRequestRow> replayAudits(@Param("requestIds") List<String> requestIds);
 }
