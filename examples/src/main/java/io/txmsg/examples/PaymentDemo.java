@@ -2,173 +2,124 @@ package io.txmsg.examples;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.txmsg.api.Envelope;
-import io.txmsg.api.EventIds;
-import io.txmsg.api.TxMessage;
-import io.txmsg.api.TxResult;
-import io.txmsg.rocketmq.TxMessaging;
-import io.txmsg.rocketmq.TxMessagingSettings;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.txmsg.examples.app.DemoConfiguration;
+import io.txmsg.examples.app.DemoEnvironment;
+import io.txmsg.examples.app.DemoSchema;
+import io.txmsg.examples.events.PaymentEvents;
+import io.txmsg.examples.faults.FaultPlan;
+import io.txmsg.examples.faults.PoisonAndDuplicateSender;
+import io.txmsg.examples.notification.FakeSmsGateway;
+import io.txmsg.examples.payment.PaymentCheckbackResolver;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.rocketmq.TopicType;
-import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.Statement;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-import org.apache.rocketmq.client.apis.ClientConfiguration;
-import org.apache.rocketmq.client.apis.ClientServiceProvider;
-import org.apache.rocketmq.client.apis.consumer.ConsumeResult;
-import org.apache.rocketmq.client.apis.consumer.FilterExpression;
-import org.apache.rocketmq.client.apis.consumer.PushConsumer;
+import java.util.List;
+import javax.sql.DataSource;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * The first thing to run: starts an embedded RocketMQ 5 cluster and an H2 database, commits one
- * payment and its PaymentSucceeded event in one local transaction, receives the event, and prints
- * what the journal says. (The full payment scenario with faults replaces this later.)
+ * The payment demo, start to end: broker and database, the Spring application, the load with its
+ * faults, the waits for quiescence, the operator's fix and replay, and the reconciliation report.
  */
 public final class PaymentDemo {
+  static final List<String> GROUPS =
+      List.of(PaymentEvents.POINTS, PaymentEvents.NOTIFICATION, PaymentEvents.SEARCH_PROJECTION);
+
   private PaymentDemo() {}
 
-  public static void main(String[] args) throws Exception {
-    int exit = run();
-    System.exit(exit);
-  }
-
-  /** Runs the demo; returns 0 when the event was delivered and the journal row confirmed. */
-  public static int run() throws Exception {
+  /** Runs the demo and returns its report (never null; the caller decides the exit code). */
+  public static ReconciliationReport run(DemoOptions o, PrintStream out) throws Exception {
     long t0 = System.nanoTime();
-    System.out.println("[1/5] starting embedded RocketMQ 5 (NameServer + Broker + gRPC proxy)...");
-    try (EmbeddedRocketMQ mq = EmbeddedRocketMQ.builder().start();
-        HikariDataSource db = h2()) {
-      System.out.printf("      ready in %d ms at %s%n", ms(t0), mq.grpcEndpoint());
-      mq.createTopic("payment", TopicType.TRANSACTION);
-      try (Connection c = db.getConnection();
-          Statement s = c.createStatement()) {
-        s.execute("CREATE TABLE payment (order_id VARCHAR(64) PRIMARY KEY, amount_cents BIGINT)");
-      }
-
-      System.out.println(
-          "[2/5] starting the txmsg producer (journal on H2, check-back resolver)...");
-      TxMessagingSettings settings =
-          new TxMessagingSettings()
-              .endpoints(mq.grpcEndpoint())
-              .topics("payment")
-              .storeId("payments")
-              .autoCreateSchema(true)
-              .republishAfter(Duration.ofSeconds(30));
-      CountDownLatch received = new CountDownLatch(1);
-      AtomicReference<String> got = new AtomicReference<>();
-      try (TxMessaging txmsg = TxMessaging.builder().dataSource(db).settings(settings).build();
-          PushConsumer points = consumer(mq, received, got)) {
-        String orderId = "order-1001";
-        TxMessage event =
-            TxMessage.builder()
-                .eventId(EventIds.fromBusinessKey("PaymentSucceeded", orderId))
-                .topic("payment")
-                .eventType("PaymentSucceeded")
-                .aggregate("Order", orderId, 2)
-                .businessKey(orderId)
-                .payloadObject(Map.of("orderId", orderId, "amountCents", 4200))
-                .build();
-
-        System.out.println("[3/5] committing payment + journal row, then the half message...");
-        TxResult<Integer> result =
-            txmsg
-                .template()
-                .execute(
-                    event,
-                    ctx -> {
-                      try (PreparedStatement ps =
-                          ctx.connection()
-                              .prepareStatement(
-                                  "INSERT INTO payment (order_id, amount_cents) VALUES (?, ?)")) {
-                        ps.setString(1, orderId);
-                        ps.setLong(2, 4200);
-                        return ps.executeUpdate();
-                      }
-                    });
-        System.out.printf(
-            "      %s eventId=%s attempt=%s%n",
-            result.outcome(), result.eventId(), result.attemptId());
-
-        System.out.println("[4/5] retrying the same command (idempotent)...");
-        TxResult<Integer> retry = txmsg.template().execute(event, ctx -> 1);
-        System.out.printf("      %s (the action did not run again)%n", retry.outcome());
-
-        System.out.println("[5/5] waiting for delivery and confirmation...");
-        boolean delivered = received.await(30, TimeUnit.SECONDS);
-        String status = waitForStatus(db, event.eventId(), "SENT", Duration.ofSeconds(30));
-        System.out.println();
-        System.out.println("RESULT");
-        System.out.printf(
-            "  delivered to consumer : %s (%s)%n", delivered ? "yes" : "NO", got.get());
-        System.out.printf("  journal status        : %s%n", status);
-        System.out.printf(
-            "  idempotent retry      : %s%n", retry.alreadyCommitted() ? "PASS" : "FAIL");
-        System.out.printf("  total time            : %d ms%n", ms(t0));
-        boolean ok = delivered && "SENT".equals(status) && retry.alreadyCommitted();
-        System.out.println(ok ? "DEMO PASS" : "DEMO FAIL");
-        return ok ? 0 : 1;
-      }
-    }
-  }
-
-  private static PushConsumer consumer(
-      EmbeddedRocketMQ mq, CountDownLatch received, AtomicReference<String> got) throws Exception {
-    return ClientServiceProvider.loadService()
-        .newPushConsumerBuilder()
-        .setClientConfiguration(
-            ClientConfiguration.newBuilder().setEndpoints(mq.grpcEndpoint()).build())
-        .setConsumerGroup("points")
-        .setSubscriptionExpressions(Map.of("payment", FilterExpression.SUB_ALL))
-        .setMessageListener(
-            view -> {
-              got.set(
-                  view.getProperties().get(Envelope.EVENT_TYPE)
-                      + " "
-                      + StandardCharsets.UTF_8.decode(view.getBody()));
-              received.countDown();
-              return ConsumeResult.SUCCESS;
-            })
-        .build();
-  }
-
-  private static String waitForStatus(
-      HikariDataSource db, String eventId, String want, Duration within) throws Exception {
-    long deadline = System.nanoTime() + within.toNanos();
-    String status = null;
-    while (System.nanoTime() < deadline) {
-      try (Connection c = db.getConnection();
-          PreparedStatement ps =
-              c.prepareStatement("SELECT status FROM txmsg_journal WHERE event_id = ?")) {
-        ps.setString(1, eventId);
-        try (ResultSet rs = ps.executeQuery()) {
-          status = rs.next() ? rs.getString(1) : null;
+    Path workDir = Files.createTempDirectory("txmsg-demo-");
+    DemoLogging.toFile(workDir.resolve("demo.log"));
+    out.printf(
+        "txmsg payment demo: %d orders, faults %s%n  logs: %s%n",
+        o.orders, o.faults.isEmpty() ? "off" : "on " + o.faults, workDir.resolve("demo.log"));
+    EmbeddedRocketMQ mq = null;
+    try {
+      String endpoint = o.endpoint;
+      if (endpoint == null) {
+        out.println("[1/6] starting embedded RocketMQ 5 (NameServer + Broker + gRPC proxy)...");
+        mq = EmbeddedRocketMQ.builder().start();
+        endpoint = mq.grpcEndpoint();
+        mq.createTopic(PaymentEvents.TOPIC, TopicType.TRANSACTION);
+        for (String g : GROUPS) {
+          mq.createConsumerGroup(g, 5, Duration.ofMillis(500), Duration.ofSeconds(2));
         }
+        out.printf("      ready at %s after %.1f s%n", endpoint, seconds(t0));
+      } else {
+        out.printf(
+            "[1/6] using RocketMQ at %s: the TRANSACTION topic '%s' and the groups %s must exist%n",
+            endpoint, PaymentEvents.TOPIC, GROUPS);
       }
-      if (want.equals(status)) {
-        return status;
+      String url =
+          o.jdbcUrl != null
+              ? o.jdbcUrl
+              : "jdbc:h2:file:" + workDir.resolve("payments") + ";WRITE_DELAY=0;AUTO_SERVER=TRUE";
+      try (HikariDataSource ds = dataSource(url, o)) {
+        out.printf(
+            "[2/6] database %s%n      inspect it: java -jar txmsg-cli/target/txmsg.jar journal"
+                + " stats --jdbc-url '%s'%n",
+            url, url);
+        return runApplication(o, out, t0, endpoint, ds);
       }
-      Thread.sleep(100);
+    } finally {
+      if (mq != null) {
+        mq.close();
+      }
     }
-    return status;
   }
 
-  private static HikariDataSource h2() {
+  private static ReconciliationReport runApplication(
+      DemoOptions o, PrintStream out, long t0, String endpoint, HikariDataSource ds)
+      throws Exception {
+    JdbcTemplate jdbc = new JdbcTemplate(ds);
+    if (DemoSchema.rows(jdbc) > 0) {
+      if (!o.reset) {
+        throw new IllegalStateException(
+            "the database already holds demo or txmsg rows: use a fresh database or --reset");
+      }
+      DemoSchema.reset(jdbc);
+    }
+    FaultPlan plan = new FaultPlan(o.orders, o.faults, o.slowTxMillis);
+    FakeSmsGateway gateway = new FakeSmsGateway(plan);
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    out.println("[3/6] starting the Spring application (producer, 3 consumer groups)...");
+    AnnotationConfigApplicationContext ctx = new AnnotationConfigApplicationContext();
+    ctx.registerBean("dataSource", DataSource.class, () -> ds);
+    ctx.registerBean(DemoEnvironment.class, () -> new DemoEnvironment(endpoint, o.consumerThreads));
+    ctx.registerBean(FaultPlan.class, () -> plan);
+    ctx.registerBean(FakeSmsGateway.class, () -> gateway);
+    ctx.registerBean(MeterRegistry.class, () -> registry);
+    ctx.register(DemoConfiguration.class);
+    try (ShutdownQuickly app = new ShutdownQuickly(ctx)) {
+      ctx.refresh();
+      try (PoisonAndDuplicateSender rogue =
+          new PoisonAndDuplicateSender(
+              endpoint, jdbc, ctx.getBean(PaymentCheckbackResolver.class))) {
+        out.printf("      started after %.1f s%n", seconds(t0));
+        return new Scenario(o, out, t0, ctx, jdbc, plan, gateway, registry, rogue).play();
+      }
+    }
+  }
+
+  private static HikariDataSource dataSource(String url, DemoOptions o) {
     HikariConfig c = new HikariConfig();
-    // File databases must use WRITE_DELAY=0 (DB-FACTS.md); the demo keeps its data in memory.
-    c.setJdbcUrl("jdbc:h2:mem:payments;DB_CLOSE_DELAY=-1");
-    c.setUsername("sa");
-    c.setMaximumPoolSize(8);
+    c.setJdbcUrl(url);
+    c.setUsername(o.user != null ? o.user : url.startsWith("jdbc:h2:") ? "sa" : null);
+    c.setPassword(o.password);
+    c.setMaximumPoolSize(o.producerThreads + 3 * o.consumerThreads + 10);
+    c.setPoolName("payments");
     return new HikariDataSource(c);
   }
 
-  private static long ms(long t0) {
-    return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+  static double seconds(long since) {
+    return (System.nanoTime() - since) / 1e9;
   }
 }

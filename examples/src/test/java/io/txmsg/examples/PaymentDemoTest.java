@@ -4,10 +4,42 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** The README's first command, as a test: it consumes the testkit exactly as a user would. */
+/**
+ * The README's demo, small: 200 orders with every fault on, on the embedded broker and H2. Asserts
+ * on the report object, never on the console output.
+ */
 class PaymentDemoTest {
   @Test
-  void demoDeliversTheEventConfirmsItAndAbsorbsTheRetry() throws Exception {
-    assertThat(PaymentDemo.run()).isZero();
+  void everyInvariantHoldsWithEveryFaultOn() throws Exception {
+    ReconciliationReport report = PaymentDemo.run(DemoOptions.parse("--orders", "200"), System.out);
+    report.print(System.out);
+
+    assertThat(report.pending()).as("still pending").isEmpty();
+    assertThat(report.checks()).hasSizeGreaterThanOrEqualTo(7);
+    assertThat(report.checks())
+        .allSatisfy(c -> assertThat(c.pass()).as(c.name() + ": " + c.detail()).isTrue());
+    assertThat(report.allPass()).isTrue();
+    assertThat(report.exitCode()).isZero();
+    assertThat(report.figures().get("committed payments (payment rows)")).isEqualTo("200");
+  }
+
+  @Test
+  void badArgumentsExitWithTwo() {
+    assertThat(DemoMain.run(new String[] {"--orders", "x"})).isEqualTo(2);
+    assertThat(DemoMain.run(new String[] {"--no-such-flag"})).isEqualTo(2);
+  }
+
+  @Test
+  void oneFailedInvariantOrAnythingStillPendingFailsTheRun() {
+    ReconciliationReport failed = new ReconciliationReport();
+    failed.check("holds", true, "");
+    failed.check("broken", false, "1 row");
+    assertThat(failed.allPass()).isFalse();
+    assertThat(failed.exitCode()).isEqualTo(1);
+
+    ReconciliationReport unsettled = new ReconciliationReport();
+    unsettled.check("holds", true, "");
+    unsettled.pending(java.util.List.of("commands PENDING/SENDING: 3"));
+    assertThat(unsettled.exitCode()).isEqualTo(1);
   }
 }

@@ -1,0 +1,121 @@
+package io.txmsg.examples;
+
+import io.txmsg.examples.faults.FaultPlan.Fault;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * The demo's command line. Defaults: 2,000 orders, every fault on, an embedded RocketMQ and an H2
+ * file database in a fresh temporary directory.
+ */
+public final class DemoOptions {
+  int orders = 2000;
+  String endpoint;
+  String jdbcUrl;
+  String user;
+  String password = "";
+  boolean reset;
+  int producerThreads = 8;
+  int consumerThreads = 4;
+  long slowTxMillis = 4000;
+  Duration timeout = Duration.ofMinutes(4);
+  Duration progressEvery = Duration.ofSeconds(5);
+  final Set<Fault> faults = EnumSet.allOf(Fault.class);
+
+  /** The usage text printed by {@code --help}. */
+  static String usage() {
+    StringBuilder s =
+        new StringBuilder(
+            """
+            txmsg payment demo: commits payments with their events, consumes them in three groups
+            while faults are injected, then reconciles everything from the database.
+
+              --orders N             payments to commit (default 2000)
+              --endpoint host:port   an external RocketMQ 5 gRPC proxy instead of the embedded one;
+                                     it must already have the TRANSACTION topic 'payment' and the
+                                     consumer groups points, notification, search-projection
+                                     (retry 5 times, backoff 0.5..2 s) and txmsg-confirm-payments
+              --jdbc-url URL         the business database (default: H2 file in a temp directory)
+              --user U --password P  its credentials (MySQL/MariaDB/PostgreSQL drivers included)
+              --reset                delete the rows of the demo's and txmsg's tables first
+                                     (needed when the database is not empty)
+              --producer-threads N   concurrent payment commands (default 8)
+              --consumer-threads N   threads per consumer group (default 4)
+              --slow-tx-millis MS    duration of a slow local transaction (default 4000; must
+                                     exceed the broker's transaction timeout + check interval)
+              --timeout-seconds S    how long to wait for quiescence (default 240)
+              --no-faults            switch every fault off
+            """);
+    for (Fault f : Fault.values()) {
+      s.append(String.format("  %-22s %s%n", f.flag(), "switch off: " + f.description()));
+    }
+    return s.toString();
+  }
+
+  /**
+   * Parses the arguments.
+   *
+   * @throws IllegalArgumentException on an unknown or malformed argument
+   */
+  public static DemoOptions parse(String... args) {
+    DemoOptions o = new DemoOptions();
+    for (int i = 0; i < args.length; i++) {
+      String a = args[i];
+      switch (a) {
+        case "--orders" -> o.orders = positive(a, value(args, ++i, a));
+        case "--endpoint" -> o.endpoint = value(args, ++i, a);
+        case "--jdbc-url" -> o.jdbcUrl = value(args, ++i, a);
+        case "--user" -> o.user = value(args, ++i, a);
+        case "--password" -> o.password = value(args, ++i, a);
+        case "--reset" -> o.reset = true;
+        case "--producer-threads" -> o.producerThreads = positive(a, value(args, ++i, a));
+        case "--consumer-threads" -> o.consumerThreads = positive(a, value(args, ++i, a));
+        case "--slow-tx-millis" -> o.slowTxMillis = positive(a, value(args, ++i, a));
+        case "--timeout-seconds" ->
+            o.timeout = Duration.ofSeconds(positive(a, value(args, ++i, a)));
+        case "--no-faults" -> o.faults.clear();
+        default -> {
+          Fault f = fault(a);
+          if (f == null) {
+            throw new IllegalArgumentException("unknown argument " + a + " (try --help)");
+          }
+          o.faults.remove(f);
+        }
+      }
+    }
+    return o;
+  }
+
+  public int orders() {
+    return orders;
+  }
+
+  private static Fault fault(String flag) {
+    for (Fault f : Fault.values()) {
+      if (f.flag().equals(flag)) {
+        return f;
+      }
+    }
+    return null;
+  }
+
+  private static String value(String[] args, int i, String name) {
+    if (i >= args.length) {
+      throw new IllegalArgumentException(name + " needs a value");
+    }
+    return args[i];
+  }
+
+  private static int positive(String name, String v) {
+    try {
+      int n = Integer.parseInt(v);
+      if (n > 0) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // fall through
+    }
+    throw new IllegalArgumentException(name + " must be a positive number, was " + v);
+  }
+}
