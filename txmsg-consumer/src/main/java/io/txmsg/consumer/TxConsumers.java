@@ -350,15 +350,36 @@ public final class TxConsumers implements AutoCloseable {
     };
   }
 
+  /**
+   * Stops consuming: the command dispatcher, the replay worker and every push consumer. The push
+   * consumers are closed in parallel: each waits for its long poll (seconds), one after another
+   * that would add up.
+   */
   @Override
   public void close() {
     scheduler.shutdownNow();
     dispatcher.close();
+    List<Thread> closing = new ArrayList<>();
     for (AutoCloseable c : closeables) {
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  c.close();
+                } catch (Exception e) {
+                  log.warn("close failed: {}", e.toString());
+                }
+              },
+              "txmsg-consumer-close");
+      t.start();
+      closing.add(t);
+    }
+    for (Thread t : closing) {
       try {
-        c.close();
-      } catch (Exception e) {
-        log.warn("close failed: {}", e.toString());
+        t.join(30_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
       }
     }
   }

@@ -1,0 +1,109 @@
+package io.txmsg.reliability;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A child JVM running one of this module's mains with the test classpath. Its output lines are
+ * queued (and written to target/reliability-logs) so the test can wait for markers such as
+ * {@code CRASHPOINT}; {@link #kill()} is SIGKILL: no shutdown hooks, no finally blocks.
+ */
+final class Child implements AutoCloseable {
+  private final Process process;
+  private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+  private final String name;
+
+  private Child(String name, Process process, Path log) {
+    this.name = name;
+    this.process = process;
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader r =
+                      new BufferedReader(
+                          new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+                  PrintWriter w =
+                      new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8), true)) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                  w.println(line);
+                  if (line.startsWith("TXMSG-REL ")) {
+                    lines.add(line.substring("TXMSG-REL ".length()));
+                  }
+                }
+              } catch (Exception e) {
+                // the child died: that is what most tests do to it
+              }
+            },
+            "child-reader-" + name);
+    reader.setDaemon(true);
+    reader.start();
+  }
+
+  static Child start(String name, Class<?> main, Map<String, String> args) throws Exception {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-Xmx256m");
+    cmd.add("-XX:+UseSerialGC");
+    cmd.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(main.getName());
+    args.forEach((k, v) -> cmd.add(k + "=" + v));
+    Path dir = Path.of("target", "reliability-logs");
+    Files.createDirectories(dir);
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    return new Child(name, p, dir.resolve(name + "-" + p.pid() + ".log"));
+  }
+
+  /** Waits for a marker line starting with {@code prefix}; returns the line. */
+  String await(String prefix, Duration timeout) throws InterruptedException {
+    long until = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      long left = until - System.nanoTime();
+      String line = left > 0 ? lines.poll(left, TimeUnit.NANOSECONDS) : null;
+      if (line == null) {
+        throw new AssertionError(
+            name + " printed no '" + prefix + "' within " + timeout + " (alive=" + alive() + ")");
+      }
+      if (line.startsWith(prefix)) {
+        return line;
+      }
+    }
+  }
+
+  boolean alive() {
+    return process.isAlive();
+  }
+
+  /** SIGKILL, then wait for the process to be gone. */
+  void kill() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor(10, TimeUnit.SECONDS);
+  }
+
+  int waitFor(Duration timeout) throws InterruptedException {
+    if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      throw new AssertionError(name + " still running after " + timeout);
+    }
+    return process.exitValue();
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    if (process.isAlive()) {
+      kill();
+    }
+  }
+}

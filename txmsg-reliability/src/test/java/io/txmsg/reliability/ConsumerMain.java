@@ -1,0 +1,53 @@
+package io.txmsg.reliability;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.txmsg.api.consumer.ConsumerInterceptor;
+import io.txmsg.consumer.TxConsumers;
+import java.time.Duration;
+
+/**
+ * A consumer JVM running the suite's two groups ({@link Handlers}). With {@code crash=MID_HANDLER}
+ * it stops inside the handler of fact {@code crashAt} (its writes uncommitted); with {@code
+ * crash=AFTER_COMMIT} it stops after that fact's commit and before its ack. The parent SIGKILLs
+ * it there.
+ */
+public final class ConsumerMain {
+  private ConsumerMain() {}
+
+  public static void main(String[] argv) throws Exception {
+    Args a = new Args(argv);
+    String crash = a.get("crash", "NONE");
+    String crashEvent = "f-" + a.get("crashAt", "-1");
+    HikariConfig hc = new HikariConfig();
+    hc.setJdbcUrl(a.get("url"));
+    hc.setUsername(a.get("user", ""));
+    hc.setPassword(a.get("password", ""));
+    hc.setMaximumPoolSize(8);
+    hc.setConnectionTimeout(5_000);
+    HikariDataSource ds = new HikariDataSource(hc);
+    TxConsumers.Builder b =
+        Handlers.register(
+                TxConsumers.builder(),
+                a.get("topic"),
+                a.get("points"),
+                a.get("proj"),
+                crash.equals("MID_HANDLER") ? crashEvent : null)
+            .dataSource(ds)
+            .settings(Handlers.settings(a.get("endpoint"), a.get("topic"), a.get("points"), a.get("proj")))
+            .interceptor(
+                new ConsumerInterceptor() {
+                  @Override
+                  public boolean beforeAck(String group, String eventId) {
+                    if (crash.equals("AFTER_COMMIT") && eventId.equals(crashEvent)) {
+                      Args.hang("CRASHPOINT AFTER_COMMIT " + eventId);
+                    }
+                    return true;
+                  }
+                });
+    TxConsumers consumers = b.build();
+    Args.say("READY");
+    Thread.sleep(Duration.ofHours(1).toMillis());
+    consumers.close();
+  }
+}

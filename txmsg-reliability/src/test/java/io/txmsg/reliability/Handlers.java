@@ -1,0 +1,91 @@
+package io.txmsg.reliability;
+
+import io.txmsg.api.consumer.ConsumeContext;
+import io.txmsg.consumer.ConsumerGroupConfig;
+import io.txmsg.consumer.HandlerDefinition;
+import io.txmsg.consumer.TxConsumerSettings;
+import io.txmsg.consumer.TxConsumers;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+
+/**
+ * The suite's two consumer groups. {@code points} records every fact it applies; {@code proj}
+ * keeps a per-aggregate projection behind the monotonic version guard and records what it applied.
+ * The {@code applied} table has no unique key on purpose: applying twice leaves two rows.
+ */
+final class Handlers {
+  /** The payload. */
+  public record Fact(long fact) {}
+
+  private Handlers() {}
+
+  static TxConsumerSettings settings(String endpoint, String topic, String points, String proj) {
+    return new TxConsumerSettings()
+        .endpoints(endpoint)
+        .consumptionThreads(4)
+        .dlqDrain(true, Duration.ofSeconds(2))
+        .group(ConsumerGroupConfig.of(points).subscribe(topic))
+        .group(ConsumerGroupConfig.of(proj).subscribe(topic));
+  }
+
+  static TxConsumers.Builder register(
+      TxConsumers.Builder b, String topic, String points, String proj, String hangOnEvent) {
+    return b.handler(
+            HandlerDefinition.of(
+                points,
+                topic,
+                "FactRecorded",
+                Fact.class,
+                (f, ctx) -> {
+                  applied(ctx);
+                  if (ctx.eventId().equals(hangOnEvent)) {
+                    Args.hang("CRASHPOINT MID_HANDLER " + ctx.eventId());
+                  }
+                }))
+        .handler(
+            HandlerDefinition.of(
+                    proj,
+                    topic,
+                    "FactRecorded",
+                    Fact.class,
+                    (f, ctx) -> {
+                      project(ctx);
+                      applied(ctx);
+                    })
+                .versionGuard(true));
+  }
+
+  static void applied(ConsumeContext ctx) throws Exception {
+    try (PreparedStatement ps =
+        ctx.connection()
+            .prepareStatement(
+                "INSERT INTO applied (consumer_group, fact_id, version, applied_ms)"
+                    + " VALUES (?, ?, ?, ?)")) {
+      ps.setString(1, ctx.consumerGroup());
+      ps.setString(2, ctx.eventId());
+      ps.setLong(3, ctx.aggregateVersion());
+      ps.setLong(4, System.currentTimeMillis());
+      ps.executeUpdate();
+    }
+  }
+
+  /** Upsert by UPDATE-then-INSERT: the version guard already serialises per aggregate. */
+  static void project(ConsumeContext ctx) throws Exception {
+    Connection c = ctx.connection();
+    try (PreparedStatement up =
+        c.prepareStatement("UPDATE projection SET version = ? WHERE aggregate_id = ?")) {
+      up.setLong(1, ctx.aggregateVersion());
+      up.setString(2, ctx.aggregateId());
+      if (up.executeUpdate() == 1) {
+        return;
+      }
+    }
+    try (PreparedStatement in =
+        c.prepareStatement("INSERT INTO projection (aggregate_id, version) VALUES (?, ?)")) {
+      in.setString(1, ctx.aggregateId());
+      in.setLong(2, ctx.aggregateVersion());
+      in.executeUpdate();
+    }
+  }
+}

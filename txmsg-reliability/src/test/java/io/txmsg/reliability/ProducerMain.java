@@ -1,0 +1,135 @@
+package io.txmsg.reliability;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.txmsg.api.ProducerInterceptor;
+import io.txmsg.api.TxMessage;
+import io.txmsg.rocketmq.TxMessaging;
+import io.txmsg.rocketmq.TxMessagingSettings;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+
+/**
+ * A producer JVM: commits facts {@code f-<i>} (one business row each) through txmsg at a steady
+ * rate. With {@code crash=<point>} it stops dead at that point of fact {@code crashAt} and waits to
+ * be SIGKILLed. With {@code count=0} it only keeps the producer alive (check-backs, confirmation,
+ * reconciler) until killed.
+ */
+public final class ProducerMain {
+  /** Where a producer can die. */
+  enum CrashPoint {
+    NONE,
+    AFTER_HALF_SEND,
+    IN_LOCAL_TX,
+    AFTER_LOCAL_COMMIT,
+    AFTER_HALF_COMMIT
+  }
+
+  private ProducerMain() {}
+
+  public static void main(String[] argv) throws Exception {
+    Args a = new Args(argv);
+    long start = a.getLong("start", 0);
+    long count = a.getLong("count", 0);
+    long ratePerSecond = a.getLong("rate", 50);
+    CrashPoint crash = CrashPoint.valueOf(a.get("crash", "NONE"));
+    long crashAt = a.getLong("crashAt", -1);
+    String crashEvent = "f-" + crashAt;
+    HikariConfig hc = new HikariConfig();
+    hc.setJdbcUrl(a.get("url"));
+    hc.setUsername(a.get("user", ""));
+    hc.setPassword(a.get("password", ""));
+    hc.setMaximumPoolSize(6);
+    hc.setConnectionTimeout(5_000);
+    HikariDataSource ds = new HikariDataSource(hc);
+    TxMessaging txmsg =
+        TxMessaging.builder()
+            .dataSource(ds)
+            .settings(
+                new TxMessagingSettings()
+                    .endpoints(a.get("endpoint"))
+                    .topics(a.get("topic"))
+                    .storeId(a.get("store"))
+                    .republishAfter(Duration.ofMillis(a.getLong("republishAfterMs", 8_000)))
+                    .leaseDuration(Duration.ofSeconds(10))
+                    .fenceAfterChecks(2))
+            .interceptor(
+                new ProducerInterceptor() {
+                  @Override
+                  public void afterHalfMessageSent(TxMessage m, String attemptId) {
+                    if (crash == CrashPoint.AFTER_HALF_SEND && m.eventId().equals(crashEvent)) {
+                      Args.hang("CRASHPOINT " + crash + " " + m.eventId());
+                    }
+                  }
+
+                  @Override
+                  public void beforeAction(TxMessage m, String attemptId) {
+                    if (crash == CrashPoint.IN_LOCAL_TX && m.eventId().equals(crashEvent)) {
+                      Args.hang("CRASHPOINT " + crash + " " + m.eventId());
+                    }
+                  }
+
+                  @Override
+                  public boolean beforeHalfMessageCommit(TxMessage m, String attemptId) {
+                    if (crash == CrashPoint.AFTER_LOCAL_COMMIT && m.eventId().equals(crashEvent)) {
+                      Args.hang("CRASHPOINT " + crash + " " + m.eventId());
+                    }
+                    return true;
+                  }
+                })
+            .build();
+    Args.say("READY");
+    long intervalNanos = 1_000_000_000L / Math.max(1, ratePerSecond);
+    long t0 = System.nanoTime();
+    for (long i = start; i < start + count; i++) {
+      long due = t0 + (i - start) * intervalNanos;
+      long wait = due - System.nanoTime();
+      if (wait > 0) {
+        Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+      }
+      long fact = i;
+      try {
+        txmsg.template().execute(message(a.get("topic"), fact), ctx -> insertFact(ctx.connection(), fact));
+        Args.say("COMMITTED f-" + fact);
+      } catch (RuntimeException e) {
+        // A failed fact is not committed (or its outcome is settled by the check-back): the
+        // checker only counts facts whose business row exists.
+        Args.say("FAILED f-" + fact + " " + e.getClass().getSimpleName());
+      }
+      if (crash == CrashPoint.AFTER_HALF_COMMIT && fact == crashAt) {
+        Args.hang("CRASHPOINT " + crash + " f-" + fact);
+      }
+    }
+    Args.say("DONE");
+    if (count == 0 || a.get("stay", "false").equals("true")) {
+      Args.hang("IDLE");
+    }
+    txmsg.close();
+    ds.close();
+  }
+
+  /** Facts of 5 aggregates; the version is the fact number, so it grows per aggregate. */
+  static TxMessage message(String topic, long fact) {
+    return TxMessage.builder()
+        .eventId("f-" + fact)
+        .topic(topic)
+        .eventType("FactRecorded")
+        .aggregate("Acct", "a" + (fact % 5), fact + 1)
+        .businessKey("fact-" + fact)
+        .payload(("{\"fact\":" + fact + "}").getBytes(StandardCharsets.UTF_8))
+        .build();
+  }
+
+  static Object insertFact(Connection c, long fact) throws Exception {
+    try (PreparedStatement ps =
+        c.prepareStatement("INSERT INTO fact (id, aggregate_id, version) VALUES (?, ?, ?)")) {
+      ps.setString(1, "f-" + fact);
+      ps.setString(2, "a" + (fact % 5));
+      ps.setLong(3, fact + 1);
+      ps.executeUpdate();
+    }
+    return null;
+  }
+}

@@ -1,0 +1,308 @@
+package io.txmsg.reliability;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.txmsg.api.consumer.ConsumeOutcome;
+import io.txmsg.api.consumer.ConsumerInterceptor;
+import io.txmsg.consumer.TxConsumers;
+import io.txmsg.store.SchemaInstaller;
+import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.TestDatabase;
+import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
+import io.txmsg.testkit.rocketmq.TopicType;
+import java.net.ServerSocket;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.h2.tools.Server;
+
+/**
+ * One scenario's world: a business database reachable from several JVMs (H2 through a TCP server
+ * owned by the test JVM, or a fresh MariaDB/PostgreSQL database), the shared embedded broker, a
+ * TRANSACTION topic, the two consumer groups, and the checker.
+ */
+final class World implements AutoCloseable {
+  final TestDatabase kind;
+  final EmbeddedRocketMQ mq = EmbeddedRocketMQ.shared();
+  final String topic = "rel-" + UUID.randomUUID().toString().substring(0, 8);
+  final String points = "points-" + topic;
+  final String proj = "proj-" + topic;
+  final String store = "store-" + topic;
+  final Map<ConsumeOutcome, AtomicLong> outcomes = new ConcurrentHashMap<>();
+  final List<Long> recoveryMillis = new ArrayList<>();
+  final String url;
+  final String user;
+  final String password;
+  final HikariDataSource dataSource;
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+  private DatabaseFixture fixture;
+  private Server h2;
+  private int h2Port;
+  private Connection h2Keeper;
+
+  World(TestDatabase kind) throws Exception {
+    this.kind = kind;
+    if (kind == TestDatabase.H2) {
+      try (ServerSocket s = new ServerSocket(0)) {
+        h2Port = s.getLocalPort();
+      }
+      String name = "rel_" + UUID.randomUUID().toString().replace("-", "");
+      h2Keeper = DriverManager.getConnection("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1");
+      startH2();
+      url = "jdbc:h2:tcp://127.0.0.1:" + h2Port + "/mem:" + name;
+      user = "sa";
+      password = "";
+    } else {
+      fixture = kind.open();
+      HikariDataSource fds = (HikariDataSource) fixture.dataSource();
+      url = fixture.jdbcUrl();
+      user = fds.getUsername();
+      password = fds.getPassword() == null ? "" : fds.getPassword();
+    }
+    HikariConfig hc = new HikariConfig();
+    hc.setJdbcUrl(url);
+    hc.setUsername(user);
+    hc.setPassword(password);
+    hc.setMaximumPoolSize(12);
+    hc.setConnectionTimeout(3_000);
+    dataSource = new HikariDataSource(hc);
+    SchemaInstaller.installIfMissing(dataSource, "txmsg_");
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement()) {
+      s.execute(
+          "CREATE TABLE fact (id VARCHAR(64) PRIMARY KEY, aggregate_id VARCHAR(64) NOT NULL,"
+              + " version BIGINT NOT NULL)");
+      s.execute(
+          "CREATE TABLE applied (consumer_group VARCHAR(64) NOT NULL, fact_id VARCHAR(64) NOT NULL,"
+              + " version BIGINT NOT NULL, applied_ms BIGINT NOT NULL)");
+      s.execute(
+          "CREATE TABLE projection (aggregate_id VARCHAR(64) PRIMARY KEY, version BIGINT NOT NULL)");
+    }
+    mq.createTopic(topic, TopicType.TRANSACTION);
+    mq.createConsumerGroup(points, 16, Duration.ofMillis(500), Duration.ofSeconds(2));
+    mq.createConsumerGroup(proj, 16, Duration.ofMillis(500), Duration.ofSeconds(2));
+  }
+
+  private void startH2() throws Exception {
+    h2 = Server.createTcpServer("-tcpPort", Integer.toString(h2Port), "-ifExists").start();
+  }
+
+  Map<String, String> args(String... extra) {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put("url", url);
+    m.put("user", user);
+    m.put("password", password);
+    m.put("endpoint", mq.grpcEndpoint());
+    m.put("topic", topic);
+    m.put("store", store);
+    m.put("points", points);
+    m.put("proj", proj);
+    for (int i = 0; i + 1 < extra.length; i += 2) {
+      m.put(extra[i], extra[i + 1]);
+    }
+    return m;
+  }
+
+  Child producer(String name, String... extra) throws Exception {
+    Child c = Child.start(name, ProducerMain.class, args(extra));
+    closeables.add(c);
+    c.await("READY", Duration.ofSeconds(60));
+    return c;
+  }
+
+  Child consumer(String name, String... extra) throws Exception {
+    Child c = Child.start(name, ConsumerMain.class, args(extra));
+    closeables.add(c);
+    c.await("READY", Duration.ofSeconds(60));
+    return c;
+  }
+
+  /** The two groups in this JVM, counting outcomes (duplicates absorbed). */
+  TxConsumers consumers() throws Exception {
+    TxConsumers c =
+        Handlers.register(TxConsumers.builder(), topic, points, proj, null)
+            .dataSource(dataSource)
+            .settings(Handlers.settings(mq.grpcEndpoint(), topic, points, proj))
+            .listener(
+                (g, type, id, outcome) ->
+                    outcomes.computeIfAbsent(outcome, k -> new AtomicLong()).incrementAndGet())
+            .interceptor(new ConsumerInterceptor() {})
+            .build();
+    closeables.add(c);
+    return c;
+  }
+
+  long outcome(ConsumeOutcome o) {
+    AtomicLong n = outcomes.get(o);
+    return n == null ? 0 : n.get();
+  }
+
+  /**
+   * The database is unreachable for {@code d}: H2's TCP server stops (every remote session dies,
+   * new ones are refused); on MariaDB/PostgreSQL every session of this database is killed again
+   * and again.
+   */
+  void outage(Duration d) throws Exception {
+    long until = System.nanoTime() + d.toNanos();
+    if (kind == TestDatabase.H2) {
+      h2.stop();
+      Thread.sleep(d.toMillis());
+      startH2();
+      return;
+    }
+    try (Connection admin = DriverManager.getConnection(url, user, password);
+        Statement s = admin.createStatement()) {
+      while (System.nanoTime() < until) {
+        if (kind == TestDatabase.POSTGRESQL) {
+          s.execute(
+              "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                  + " WHERE datname = current_database() AND pid <> pg_backend_pid()");
+        } else {
+          List<Long> ids = new ArrayList<>();
+          try (ResultSet rs =
+              s.executeQuery(
+                  "SELECT id FROM information_schema.processlist"
+                      + " WHERE db = DATABASE() AND id <> CONNECTION_ID()")) {
+            while (rs.next()) {
+              ids.add(rs.getLong(1));
+            }
+          }
+          for (long id : ids) {
+            try {
+              s.execute("KILL " + id);
+            } catch (Exception gone) {
+              // already gone
+            }
+          }
+        }
+        Thread.sleep(100);
+      }
+    }
+  }
+
+  /** What the checker found; every count but facts and absorbed must be 0. */
+  record Verdict(
+      long facts,
+      long lost,
+      long phantom,
+      long duplicate,
+      long stale,
+      long stuck,
+      long absorbed) {
+    boolean clean() {
+      return lost == 0 && phantom == 0 && duplicate == 0 && stale == 0 && stuck == 0;
+    }
+  }
+
+  Verdict check(long expectedParked) throws Exception {
+    try (Connection c = dataSource.getConnection()) {
+      long facts = count(c, "SELECT COUNT(*) FROM fact");
+      long lost = 0;
+      for (String g : List.of(points, proj)) {
+        lost +=
+            count(
+                c,
+                "SELECT COUNT(*) FROM fact f WHERE NOT EXISTS (SELECT 1 FROM txmsg_consume_log l"
+                    + " WHERE l.consumer_group = ? AND l.event_id = f.id"
+                    + " AND l.status IN ('SUCCESS', 'SKIPPED_STALE'))",
+                g);
+      }
+      long phantom =
+          count(
+              c,
+              "SELECT COUNT(*) FROM applied a WHERE NOT EXISTS"
+                  + " (SELECT 1 FROM fact f WHERE f.id = a.fact_id)");
+      long duplicate =
+          count(
+              c,
+              "SELECT COUNT(*) FROM (SELECT consumer_group, fact_id FROM applied"
+                  + " GROUP BY consumer_group, fact_id HAVING COUNT(*) > 1) d");
+      long stale =
+          count(
+              c,
+              "SELECT COUNT(*) FROM (SELECT aggregate_id, MAX(version) AS v FROM fact"
+                  + " GROUP BY aggregate_id) m LEFT JOIN projection p"
+                  + " ON p.aggregate_id = m.aggregate_id WHERE p.version IS NULL OR p.version < m.v");
+      long stuck =
+          count(
+                  c,
+                  "SELECT COUNT(*) FROM txmsg_journal WHERE status NOT IN ('SENT', 'ROLLED_BACK')")
+              + Math.max(
+                  0,
+                  count(c, "SELECT COUNT(*) FROM txmsg_consume_log WHERE status <> 'SUCCESS'"
+                          + " AND status <> 'SKIPPED_STALE'")
+                      - expectedParked);
+      return new Verdict(
+          facts, lost, phantom, duplicate, stale, stuck, outcome(ConsumeOutcome.DUPLICATE));
+    }
+  }
+
+  /** Waits until the checker is clean (or the timeout), then returns the final verdict. */
+  Verdict awaitQuiet(Duration timeout, long expectedParked) throws Exception {
+    long until = System.nanoTime() + timeout.toNanos();
+    Verdict v = check(expectedParked);
+    while (!v.clean() && System.nanoTime() < until) {
+      Thread.sleep(500);
+      v = check(expectedParked);
+    }
+    Thread.sleep(1_000); // late duplicates would show up now
+    return check(expectedParked);
+  }
+
+  /** Fault-to-delivery time of a fact (points group), if it was committed and applied. */
+  void recovery(String factId, long faultMillis) throws Exception {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT MIN(applied_ms) FROM applied WHERE consumer_group = ? AND fact_id = ?")) {
+      ps.setString(1, points);
+      ps.setString(2, factId);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (rs.next() && rs.getObject(1) != null) {
+          recoveryMillis.add(Math.max(0, rs.getLong(1) - faultMillis));
+        }
+      }
+    }
+  }
+
+  private static long count(Connection c, String sql, String... args) throws Exception {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = 0; i < args.length; i++) {
+        ps.setString(i + 1, args[i]);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    for (int i = closeables.size() - 1; i >= 0; i--) {
+      try {
+        closeables.get(i).close();
+      } catch (Exception e) {
+        // best effort: the next scenario uses fresh topics and tables
+      }
+    }
+    dataSource.close();
+    if (h2 != null) {
+      h2.stop();
+      h2Keeper.close();
+    }
+    if (fixture != null) {
+      fixture.close();
+    }
+  }
+}
