@@ -16,8 +16,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A child JVM running one of this module's mains with the test classpath. Its output lines are
- * queued (and written to target/reliability-logs) so the test can wait for markers such as
- * {@code CRASHPOINT}; {@link #kill()} is SIGKILL: no shutdown hooks, no finally blocks.
+ * queued (and written to target/reliability-logs) so the test can wait for markers such as {@code
+ * CRASHPOINT}; {@link #kill()} is SIGKILL: no shutdown hooks, no finally blocks.
  */
 final class Child implements AutoCloseable {
   private final Process process;

@@ -9,8 +9,8 @@ import java.time.Duration;
 /**
  * A consumer JVM running the suite's two groups ({@link Handlers}). With {@code crash=MID_HANDLER}
  * it stops inside the handler of fact {@code crashAt} (its writes uncommitted); with {@code
- * crash=AFTER_COMMIT} it stops after that fact's commit and before its ack. The parent SIGKILLs
- * it there.
+ * crash=AFTER_COMMIT} it stops after that fact's commit and before its ack. The parent SIGKILLs it
+ * there.
  */
 public final class ConsumerMain {
   private ConsumerMain() {}
@@ -34,7 +34,9 @@ public final class ConsumerMain {
                 a.get("proj"),
                 crash.equals("MID_HANDLER") ? crashEvent : null)
             .dataSource(ds)
-            .settings(Handlers.settings(a.get("endpoint"), a.get("topic"), a.get("points"), a.get("proj")))
+            .settings(
+                Handlers.settings(
+                    a.get("endpoint"), a.get("topic"), a.get("points"), a.get("proj")))
             .interceptor(
                 new ConsumerInterceptor() {
                   @Override

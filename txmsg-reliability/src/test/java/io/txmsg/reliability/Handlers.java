@@ -10,9 +10,9 @@ import java.sql.PreparedStatement;
 import java.time.Duration;
 
 /**
- * The suite's two consumer groups. {@code points} records every fact it applies; {@code proj}
- * keeps a per-aggregate projection behind the monotonic version guard and records what it applied.
- * The {@code applied} table has no unique key on purpose: applying twice leaves two rows.
+ * The suite's two consumer groups. {@code points} records every fact it applies; {@code proj} keeps
+ * a per-aggregate projection behind the monotonic version guard and records what it applied. The
+ * {@code applied} table has no unique key on purpose: applying twice leaves two rows.
  */
 final class Handlers {
   /** The payload. */

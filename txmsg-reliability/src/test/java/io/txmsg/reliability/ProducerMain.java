@@ -33,7 +33,8 @@ public final class ProducerMain {
     Args a = new Args(argv);
     long start = a.getLong("start", 0);
     long count = a.getLong("count", 0);
-    long ratePerSecond = a.getLong("rate", 50);
+    // With seconds=N the load runs for N seconds whatever fails meanwhile (broker or database
+    // outages), backing off 200 ms after a failure; count then caps the number of facts.
     CrashPoint crash = CrashPoint.valueOf(a.get("crash", "NONE"));
     long crashAt = a.getLong("crashAt", -1);
     String crashEvent = "f-" + crashAt;
@@ -44,46 +45,72 @@ public final class ProducerMain {
     hc.setMaximumPoolSize(6);
     hc.setConnectionTimeout(5_000);
     HikariDataSource ds = new HikariDataSource(hc);
-    TxMessaging txmsg =
-        TxMessaging.builder()
-            .dataSource(ds)
-            .settings(
-                new TxMessagingSettings()
-                    .endpoints(a.get("endpoint"))
-                    .topics(a.get("topic"))
-                    .storeId(a.get("store"))
-                    .republishAfter(Duration.ofMillis(a.getLong("republishAfterMs", 8_000)))
-                    .leaseDuration(Duration.ofSeconds(10))
-                    .fenceAfterChecks(2))
-            .interceptor(
-                new ProducerInterceptor() {
-                  @Override
-                  public void afterHalfMessageSent(TxMessage m, String attemptId) {
-                    if (crash == CrashPoint.AFTER_HALF_SEND && m.eventId().equals(crashEvent)) {
-                      Args.hang("CRASHPOINT " + crash + " " + m.eventId());
-                    }
-                  }
-
-                  @Override
-                  public void beforeAction(TxMessage m, String attemptId) {
-                    if (crash == CrashPoint.IN_LOCAL_TX && m.eventId().equals(crashEvent)) {
-                      Args.hang("CRASHPOINT " + crash + " " + m.eventId());
-                    }
-                  }
-
-                  @Override
-                  public boolean beforeHalfMessageCommit(TxMessage m, String attemptId) {
-                    if (crash == CrashPoint.AFTER_LOCAL_COMMIT && m.eventId().equals(crashEvent)) {
-                      Args.hang("CRASHPOINT " + crash + " " + m.eventId());
-                    }
-                    return true;
-                  }
-                })
-            .build();
+    TxMessaging txmsg = null;
+    for (int attempt = 1; txmsg == null; attempt++) {
+      try {
+        txmsg = build(a, ds, crash, crashEvent);
+      } catch (IllegalStateException e) {
+        // A busy or just-restarted broker can time out the client's start: try again.
+        if (attempt == 5) {
+          throw e;
+        }
+        Thread.sleep(2_000);
+      }
+    }
     Args.say("READY");
+    run(a, txmsg, start, count, crash, crashAt);
+    txmsg.close();
+    ds.close();
+  }
+
+  private static TxMessaging build(
+      Args a, HikariDataSource ds, CrashPoint crash, String crashEvent) {
+    return TxMessaging.builder()
+        .dataSource(ds)
+        .settings(
+            new TxMessagingSettings()
+                .endpoints(a.get("endpoint"))
+                .topics(a.get("topic"))
+                .storeId(a.get("store"))
+                .republishAfter(Duration.ofMillis(a.getLong("republishAfterMs", 8_000)))
+                .leaseDuration(Duration.ofSeconds(10))
+                .fenceAfterChecks(2))
+        .interceptor(
+            new ProducerInterceptor() {
+              @Override
+              public void afterHalfMessageSent(TxMessage m, String attemptId) {
+                if (crash == CrashPoint.AFTER_HALF_SEND && m.eventId().equals(crashEvent)) {
+                  Args.hang("CRASHPOINT " + crash + " " + m.eventId());
+                }
+              }
+
+              @Override
+              public void beforeAction(TxMessage m, String attemptId) {
+                if (crash == CrashPoint.IN_LOCAL_TX && m.eventId().equals(crashEvent)) {
+                  Args.hang("CRASHPOINT " + crash + " " + m.eventId());
+                }
+              }
+
+              @Override
+              public boolean beforeHalfMessageCommit(TxMessage m, String attemptId) {
+                if (crash == CrashPoint.AFTER_LOCAL_COMMIT && m.eventId().equals(crashEvent)) {
+                  Args.hang("CRASHPOINT " + crash + " " + m.eventId());
+                }
+                return true;
+              }
+            })
+        .build();
+  }
+
+  private static void run(
+      Args a, TxMessaging txmsg, long start, long count, CrashPoint crash, long crashAt)
+      throws Exception {
+    long seconds = a.getLong("seconds", 0);
+    long deadline = seconds > 0 ? System.nanoTime() + seconds * 1_000_000_000L : Long.MAX_VALUE;
+    long ratePerSecond = a.getLong("rate", 50);
     long intervalNanos = 1_000_000_000L / Math.max(1, ratePerSecond);
     long t0 = System.nanoTime();
-    for (long i = start; i < start + count; i++) {
+    for (long i = start; i < start + count && System.nanoTime() < deadline; i++) {
       long due = t0 + (i - start) * intervalNanos;
       long wait = due - System.nanoTime();
       if (wait > 0) {
@@ -91,12 +118,18 @@ public final class ProducerMain {
       }
       long fact = i;
       try {
-        txmsg.template().execute(message(a.get("topic"), fact), ctx -> insertFact(ctx.connection(), fact));
+        txmsg
+            .template()
+            .execute(message(a.get("topic"), fact), ctx -> insertFact(ctx.connection(), fact));
         Args.say("COMMITTED f-" + fact);
       } catch (RuntimeException e) {
         // A failed fact is not committed (or its outcome is settled by the check-back): the
         // checker only counts facts whose business row exists.
         Args.say("FAILED f-" + fact + " " + e.getClass().getSimpleName());
+        if (seconds > 0) {
+          Thread.sleep(200);
+          t0 += 200_000_000L; // keep the pace after the pause instead of bursting
+        }
       }
       if (crash == CrashPoint.AFTER_HALF_COMMIT && fact == crashAt) {
         Args.hang("CRASHPOINT " + crash + " f-" + fact);
@@ -106,8 +139,6 @@ public final class ProducerMain {
     if (count == 0 || a.get("stay", "false").equals("true")) {
       Args.hang("IDLE");
     }
-    txmsg.close();
-    ds.close();
   }
 
   /** Facts of 5 aggregates; the version is the fact number, so it grows per aggregate. */

@@ -21,7 +21,10 @@ final class Report {
         r.isEmpty()
             ? "-"
             : String.format(
-                Locale.ROOT, "%d / %d", r.get(r.size() / 2), r.get((int) Math.ceil(r.size() * 0.99) - 1));
+                Locale.ROOT,
+                "%d / %d",
+                r.get(r.size() / 2),
+                r.get((int) Math.ceil(r.size() * 0.99) - 1));
     String line =
         String.format(
             Locale.ROOT,

@@ -57,7 +57,8 @@ final class World implements AutoCloseable {
         h2Port = s.getLocalPort();
       }
       String name = "rel_" + UUID.randomUUID().toString().replace("-", "");
-      h2Keeper = DriverManager.getConnection("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1");
+      h2Keeper =
+          DriverManager.getConnection("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1", "sa", "");
       startH2();
       url = "jdbc:h2:tcp://127.0.0.1:" + h2Port + "/mem:" + name;
       user = "sa";
@@ -129,6 +130,21 @@ final class World implements AutoCloseable {
 
   /** The two groups in this JVM, counting outcomes (duplicates absorbed). */
   TxConsumers consumers() throws Exception {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return startConsumers();
+      } catch (IllegalStateException e) {
+        // Right after a broker restart the new group's routes can lag: start again, as an
+        // application's startup retry would.
+        if (attempt == 5) {
+          throw e;
+        }
+        Thread.sleep(2_000);
+      }
+    }
+  }
+
+  private TxConsumers startConsumers() throws Exception {
     TxConsumers c =
         Handlers.register(TxConsumers.builder(), topic, points, proj, null)
             .dataSource(dataSource)
@@ -149,8 +165,8 @@ final class World implements AutoCloseable {
 
   /**
    * The database is unreachable for {@code d}: H2's TCP server stops (every remote session dies,
-   * new ones are refused); on MariaDB/PostgreSQL every session of this database is killed again
-   * and again.
+   * new ones are refused); on MariaDB/PostgreSQL every session of this database is killed again and
+   * again.
    */
   void outage(Duration d) throws Exception {
     long until = System.nanoTime() + d.toNanos();
@@ -192,13 +208,7 @@ final class World implements AutoCloseable {
 
   /** What the checker found; every count but facts and absorbed must be 0. */
   record Verdict(
-      long facts,
-      long lost,
-      long phantom,
-      long duplicate,
-      long stale,
-      long stuck,
-      long absorbed) {
+      long facts, long lost, long phantom, long duplicate, long stale, long stuck, long absorbed) {
     boolean clean() {
       return lost == 0 && phantom == 0 && duplicate == 0 && stale == 0 && stuck == 0;
     }
@@ -234,13 +244,13 @@ final class World implements AutoCloseable {
                   + " GROUP BY aggregate_id) m LEFT JOIN projection p"
                   + " ON p.aggregate_id = m.aggregate_id WHERE p.version IS NULL OR p.version < m.v");
       long stuck =
-          count(
-                  c,
-                  "SELECT COUNT(*) FROM txmsg_journal WHERE status NOT IN ('SENT', 'ROLLED_BACK')")
+          count(c, "SELECT COUNT(*) FROM txmsg_journal WHERE status NOT IN ('SENT', 'ROLLED_BACK')")
               + Math.max(
                   0,
-                  count(c, "SELECT COUNT(*) FROM txmsg_consume_log WHERE status <> 'SUCCESS'"
-                          + " AND status <> 'SKIPPED_STALE'")
+                  count(
+                          c,
+                          "SELECT COUNT(*) FROM txmsg_consume_log WHERE status <> 'SUCCESS'"
+                              + " AND status <> 'SKIPPED_STALE'")
                       - expectedParked);
       return new Verdict(
           facts, lost, phantom, duplicate, stale, stuck, outcome(ConsumeOutcome.DUPLICATE));

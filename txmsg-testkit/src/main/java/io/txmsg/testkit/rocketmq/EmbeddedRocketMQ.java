@@ -115,7 +115,10 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
 
   /**
    * The cluster shared by everything in this JVM, started with the builder defaults on first use
-   * and killed when the JVM ends (or by {@link #closeShared()}).
+   * and killed when the JVM ends (or by {@link #closeShared()}). System properties named {@code
+   * txmsg.testkit.proxy.<key>} and {@code txmsg.testkit.broker.<key>} set proxy and broker
+   * properties of the shared cluster (e.g. a test module that kills consumers shortens the broker's
+   * {@code channelExpiredTimeout}).
    */
   public static EmbeddedRocketMQ shared() {
     EmbeddedRocketMQ current = shared;
@@ -124,7 +127,20 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
     }
     synchronized (SHARED_LOCK) {
       if (shared == null || !shared.isRunning()) {
-        shared = builder().start();
+        Builder b = builder();
+        String proxy = "txmsg.testkit.proxy.";
+        String broker = "txmsg.testkit.broker.";
+        System.getProperties()
+            .stringPropertyNames()
+            .forEach(
+                k -> {
+                  if (k.startsWith(proxy)) {
+                    b.proxyProperty(k.substring(proxy.length()), System.getProperty(k));
+                  } else if (k.startsWith(broker)) {
+                    b.brokerProperty(k.substring(broker.length()), System.getProperty(k));
+                  }
+                });
+        shared = b.start();
       }
       return shared;
     }

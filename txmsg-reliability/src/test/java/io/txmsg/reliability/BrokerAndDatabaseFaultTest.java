@@ -1,0 +1,119 @@
+package io.txmsg.reliability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.txmsg.reliability.ProducerMain.CrashPoint;
+import io.txmsg.testkit.db.TestDatabase;
+import java.time.Duration;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The infrastructure fails under load: the broker is killed and restarted on its store; the
+ * database goes away during check-backs and consumption; the broker gives up on a half message
+ * whose producer is gone and only the reconciler can deliver it.
+ */
+class BrokerAndDatabaseFaultTest {
+  private static final String DB = "io.txmsg.testkit.db.TestDatabases#enabled";
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void brokerKilledAndRestartedWithHalfMessagesPendingAndDeliveriesUnacked(TestDatabase kind)
+      throws Exception {
+    try (World w = new World(kind)) {
+      w.consumers();
+      int restarts = Scale.pick(1, 3);
+      Child load =
+          w.producer(
+              "load",
+              "count",
+              Integer.toString(Scale.pick(200, 900)),
+              "rate",
+              "40",
+              "stay",
+              "true");
+      for (int i = 0; i < restarts; i++) {
+        Thread.sleep(2_000);
+        long t = System.currentTimeMillis();
+        w.mq.restart();
+        System.out.println("broker restarted in " + (System.currentTimeMillis() - t) + " ms");
+      }
+      load.await("DONE", Duration.ofSeconds(200));
+      World.Verdict v = w.awaitQuiet(Duration.ofSeconds(Scale.pick(120, 300)), 0);
+      Report.row("broker kill + restart", w, restarts, v);
+      assertThat(v.facts()).isGreaterThan(0);
+      assertThat(v.clean()).as(v.toString()).isTrue();
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void databaseUnreachableDuringCheckBacksAndConsumption(TestDatabase kind) throws Exception {
+    try (World w = new World(kind)) {
+      w.consumers();
+      Child load =
+          w.producer(
+              "load",
+              "count",
+              Integer.toString(Scale.pick(300, 1200)),
+              "rate",
+              "30",
+              "stay",
+              "true");
+      int outages = Scale.pick(1, 3);
+      for (int i = 0; i < outages; i++) {
+        Thread.sleep(3_000);
+        long t = System.currentTimeMillis();
+        w.outage(Duration.ofSeconds(Scale.pick(6, 20)));
+        System.out.println("database back after " + (System.currentTimeMillis() - t) + " ms");
+      }
+      load.await("DONE", Duration.ofSeconds(240));
+      World.Verdict v = w.awaitQuiet(Duration.ofSeconds(Scale.pick(120, 300)), 0);
+      Report.row("database outage (check-backs + consumption)", w, outages, v);
+      assertThat(v.facts()).isGreaterThan(0);
+      assertThat(v.clean()).as(v.toString()).isTrue();
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void brokerGivesUpOnHalfMessagesOfADeadProducerAndTheReconcilerDelivers(TestDatabase kind)
+      throws Exception {
+    try (World w = new World(kind)) {
+      w.consumers();
+      int kills = Scale.pick(1, 5);
+      long next = 0;
+      java.util.Map<String, Long> killed = new java.util.LinkedHashMap<>();
+      for (int i = 0; i < kills; i++) {
+        Child p =
+            w.producer(
+                "doomed-" + i,
+                "start",
+                Long.toString(next),
+                "count",
+                "5",
+                "crash",
+                CrashPoint.AFTER_LOCAL_COMMIT.name(),
+                "crashAt",
+                Long.toString(next + 2));
+        p.await("CRASHPOINT", Duration.ofSeconds(60));
+        killed.put("f-" + (next + 2), System.currentTimeMillis());
+        p.kill();
+        next += 10;
+      }
+      // Nobody answers: transactionCheckMax (15) checks at 1 s go unanswered and the broker moves
+      // the half messages to its give-up topic. Only the journal can still deliver them.
+      Thread.sleep(20_000);
+      Child restarted =
+          w.producer("restarted", "start", Long.toString(next), "count", "3", "stay", "true");
+      World.Verdict v = w.awaitQuiet(Duration.ofSeconds(Scale.pick(90, 180)), 0);
+      for (var k : killed.entrySet()) {
+        w.recovery(k.getKey(), k.getValue());
+      }
+      Report.row("broker gives up (no producer 20 s), reconciler", w, kills, v);
+      restarted.kill();
+      assertThat(v.clean()).as(v.toString()).isTrue();
+      assertThat(w.recoveryMillis).hasSize(kills);
+    }
+  }
+}
