@@ -1,0 +1,444 @@
+package io.txmsg.bench;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.txmsg.api.DeliveryConfirmation;
+import io.txmsg.api.ProducerInterceptor;
+import io.txmsg.api.TxMessage;
+import io.txmsg.rocketmq.TxMessaging;
+import io.txmsg.rocketmq.TxMessagingSettings;
+import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.TestDatabase;
+import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
+import io.txmsg.testkit.rocketmq.TopicType;
+import java.io.InputStream;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.rocketmq.client.apis.ClientConfiguration;
+import org.apache.rocketmq.client.apis.ClientServiceProvider;
+
+/**
+ * Runs the whole comparison (producer, consumer, end-to-end, store, check-back, memory) and writes
+ * docs/benchmarks.md. See docs/benchmarks.md for the command and what each figure means.
+ */
+public final class BenchMain {
+  static final byte[] PAYLOAD =
+      "{\"id\":\"p-000000\",\"amount\":100,\"currency\":\"EUR\",\"account\":\"acct-1\"}"
+          .getBytes(StandardCharsets.UTF_8);
+
+  final Options opt;
+  final Report report = new Report();
+  final long started = System.nanoTime();
+  TestDatabase kind;
+  DatabaseFixture fixture;
+  HikariDataSource ds;
+  Sql sql;
+  EmbeddedRocketMQ mq;
+  ClientServiceProvider provider = ClientServiceProvider.loadService();
+  ClientConfiguration clientConfig;
+  TxMessaging txmsg;
+  SpringChild spring;
+  final String run = UUID.randomUUID().toString().substring(0, 6);
+  final String txTopic = "bench-tx-" + run;
+  final String ackTopic = "bench-proxyack-" + run;
+  TxMessaging txmsgProxyAck;
+  final String e2eTopic = "bench-e2e-" + run;
+  final String rawTopic = "bench-raw-" + run;
+  final String brokerTopic = "bench-broker-" + run;
+  final String springTopic = "bench-spring-" + run;
+  final String springE2eTopic = "bench-spring-e2e-" + run;
+  final String consumeTopic = "bench-consume-" + run;
+
+  /** Commit times (nanoTime) of e2e events, recorded before the half-message commit. */
+  static final ConcurrentHashMap<String, Long> COMMITTED_AT = new ConcurrentHashMap<>();
+
+  static volatile boolean recordCommits;
+
+  BenchMain(Options opt) {
+    this.opt = opt;
+  }
+
+  public static void main(String[] args) throws Exception {
+    Options opt = Options.parse(args);
+    BenchMain b = new BenchMain(opt);
+    int rc = 0;
+    try {
+      b.runAll();
+    } catch (Throwable e) {
+      e.printStackTrace();
+      rc = 1;
+    } finally {
+      b.close();
+    }
+    System.exit(rc);
+  }
+
+  static void progress(String fmt, Object... args) {
+    System.out.printf(
+        Locale.ROOT,
+        "[bench %s] %s%n",
+        LocalDateTime.now().format(DateTimeFormatter.ofPattern("HH:mm:ss")),
+        String.format(Locale.ROOT, fmt, args));
+    System.out.flush();
+  }
+
+  void runAll() throws Exception {
+    kind = TestDatabase.valueOf(opt.db.toUpperCase(Locale.ROOT));
+    sql = new Sql(kind);
+    progress(
+        "txmsg benchmarks on %s, %d rounds, %d ms measured per point (+%d ms warm-up)",
+        kind.id(), opt.rounds, opt.measureMs, opt.warmupMs);
+    long t0 = System.nanoTime();
+    mq = EmbeddedRocketMQ.builder().start();
+    progress(
+        "embedded RocketMQ ready in %.1f s (pid %d)", (System.nanoTime() - t0) / 1e9, mq.pid());
+    clientConfig = ClientConfiguration.newBuilder().setEndpoints(mq.grpcEndpoint()).build();
+    for (String t :
+        List.of(txTopic, ackTopic, e2eTopic, rawTopic, brokerTopic, springTopic, springE2eTopic)) {
+      mq.createTopic(t, TopicType.TRANSACTION);
+    }
+    mq.createTopic(consumeTopic, TopicType.NORMAL);
+    fixture = kind.open();
+    ds = pool(fixture, kind, 40);
+    Sql.exec(ds, sql.paymentTable());
+    Sql.exec(ds, sql.rawJournalTable());
+    Sql.exec(ds, sql.creditTable());
+    txmsg =
+        TxMessaging.builder()
+            .dataSource(ds)
+            .settings(
+                new TxMessagingSettings()
+                    .endpoints(mq.grpcEndpoint())
+                    .topics(txTopic, e2eTopic)
+                    .storeId("bench")
+                    .autoCreateSchema(true)
+                    .reconcilerEnabled(false))
+            .meterRegistry(new SimpleMeterRegistry())
+            .interceptor(
+                new ProducerInterceptor() {
+                  @Override
+                  public boolean beforeHalfMessageCommit(TxMessage message, String attemptId) {
+                    if (recordCommits) {
+                      COMMITTED_AT.put(message.eventId(), System.nanoTime());
+                    }
+                    return true;
+                  }
+                })
+            .build();
+    // The same producer with PROXY_ACK confirmation (no confirm consumer): a diagnostic variant.
+    txmsgProxyAck =
+        TxMessaging.builder()
+            .dataSource(ds)
+            .settings(
+                new TxMessagingSettings()
+                    .endpoints(mq.grpcEndpoint())
+                    .topics(ackTopic)
+                    .storeId("bench-proxyack")
+                    .confirmation(DeliveryConfirmation.PROXY_ACK)
+                    .reconcilerEnabled(false))
+            .build();
+    startSpring();
+    Sections s = new Sections(this);
+    if (opt.enabled("producer")) {
+      s.producer();
+    }
+    if (opt.enabled("consumer")) {
+      s.consumer();
+    }
+    if (opt.enabled("e2e")) {
+      s.endToEnd();
+    }
+    if (opt.enabled("store")) {
+      s.store();
+    }
+    if (opt.enabled("checkback")) {
+      s.checkback();
+    }
+    writeReport();
+  }
+
+  void startSpring() throws Exception {
+    long t0 = System.nanoTime();
+    String url;
+    String user;
+    DatabaseFixture springDb = null;
+    if (kind == TestDatabase.H2) {
+      url = "jdbc:h2:mem:spring;DB_CLOSE_DELAY=-1";
+      user = "sa";
+    } else {
+      springDb = kind.open();
+      springFixture = springDb;
+      url = springDb.jdbcUrl();
+      user = kind == TestDatabase.MARIADB ? "root" : "postgres";
+    }
+    Path log = opt.logDir.resolve("spring-child.log");
+    Files.deleteIfExists(log);
+    List<String> args =
+        List.of(
+            "--rocketmq.name-server=" + mq.namesrvAddress(),
+            "--rocketmq.producer.group=bench-spring-" + run,
+            "--bench.topic=" + springTopic,
+            "--bench.e2e-topic=" + springE2eTopic,
+            "--bench.e2e-group=bench-spring-e2e-" + run,
+            "--spring.datasource.url=" + url,
+            "--spring.datasource.username=" + user,
+            "--spring.datasource.password=",
+            "--spring.datasource.hikari.maximum-pool-size=40",
+            "--logging.level.root=WARN");
+    spring = new SpringChild(opt.springClasses, opt.springClasspath, log, args);
+    progress(
+        "rocketmq-spring child JVM ready in %.1f s (pid %d, log %s)",
+        (System.nanoTime() - t0) / 1e9, spring.pid(), log);
+  }
+
+  DatabaseFixture springFixture;
+
+  static HikariDataSource pool(DatabaseFixture f, TestDatabase kind, int size) {
+    HikariConfig c = new HikariConfig();
+    c.setJdbcUrl(f.jdbcUrl());
+    c.setUsername(
+        switch (kind) {
+          case H2 -> "sa";
+          case MARIADB -> "root";
+          case POSTGRESQL -> "postgres";
+        });
+    c.setPassword("");
+    c.setMaximumPoolSize(size);
+    c.setMinimumIdle(0);
+    c.setPoolName("bench-" + kind.id());
+    return new HikariDataSource(c);
+  }
+
+  void writeReport() throws Exception {
+    double wall = (System.nanoTime() - started) / 1e9;
+    StringBuilder md = new StringBuilder();
+    md.append("# txmsg benchmarks\n\n");
+    md.append(
+        "Generated by `io.txmsg.bench.BenchMain` (module txmsg-bench) on "
+            + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm"))
+            + ". Database: **"
+            + kind.id()
+            + "**. Wall time of the run: **"
+            + String.format(Locale.ROOT, "%.0f s", wall)
+            + "** ("
+            + opt.rounds
+            + " rounds, "
+            + opt.measureMs
+            + " ms measured per point after "
+            + opt.warmupMs
+            + " ms warm-up).\n\n");
+    md.append(readResource("benchmarks-intro.md"));
+    md.append("\n## Machine and versions\n\n");
+    md.append(machine());
+    md.append("\n## Targets\n\n");
+    md.append(
+        "Goals, never assertions. Every ratio is a ratio of medians measured in the same run, with"
+            + " the variants interleaved round by round.\n\n");
+    md.append(report.summaryTable());
+    md.append(report.body());
+    md.append(readResource("benchmarks-findings.md"));
+    Files.createDirectories(opt.out.getParent());
+    Files.writeString(opt.out, md.toString());
+    progress("wrote %s (wall time %.0f s)", opt.out, wall);
+  }
+
+  String machine() throws Exception {
+    StringBuilder s = new StringBuilder();
+    s.append("| | |\n|---|---|\n");
+    s.append("| cores | ").append(Runtime.getRuntime().availableProcessors()).append(" |\n");
+    s.append("| CPU | ").append(cpuModel()).append(" |\n");
+    s.append("| memory | ").append(memTotal()).append(" |\n");
+    s.append("| JDK | ")
+        .append(System.getProperty("java.vm.name"))
+        .append(" ")
+        .append(System.getProperty("java.runtime.version"))
+        .append(" |\n");
+    s.append("| OS | ")
+        .append(System.getProperty("os.name"))
+        .append(" ")
+        .append(System.getProperty("os.version"))
+        .append(" |\n");
+    s.append("| bench JVM | ")
+        .append(String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()))
+        .append(" |\n");
+    try (Connection c = ds.getConnection()) {
+      s.append("| database | ")
+          .append(c.getMetaData().getDatabaseProductName())
+          .append(" ")
+          .append(c.getMetaData().getDatabaseProductVersion())
+          .append(" (driver ")
+          .append(c.getMetaData().getDriverVersion())
+          .append(") |\n");
+    }
+    Properties v = new Properties();
+    try (InputStream in = BenchMain.class.getResourceAsStream("/bench-versions.properties")) {
+      v.load(in);
+    }
+    for (String k : new java.util.TreeSet<>(v.stringPropertyNames())) {
+      s.append("| ").append(k).append(" | ").append(v.getProperty(k)).append(" |\n");
+    }
+    return s.toString();
+  }
+
+  static String cpuModel() {
+    try {
+      for (String l : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+        if (l.startsWith("model name")) {
+          return l.substring(l.indexOf(':') + 1).trim();
+        }
+      }
+    } catch (Exception e) {
+      // not Linux
+    }
+    return "?";
+  }
+
+  static String memTotal() {
+    try {
+      for (String l : Files.readAllLines(Path.of("/proc/meminfo"))) {
+        if (l.startsWith("MemTotal")) {
+          long kb = Long.parseLong(l.replaceAll("[^0-9]", ""));
+          return String.format(Locale.ROOT, "%.1f GiB", kb / 1048576.0);
+        }
+      }
+    } catch (Exception e) {
+      // not Linux
+    }
+    return "?";
+  }
+
+  static String readResource(String name) throws Exception {
+    try (InputStream in = BenchMain.class.getResourceAsStream("/" + name)) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  /** RSS of a process in MiB, from /proc/<pid>/status. */
+  static double rssMb(String pid) {
+    try {
+      for (String l : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+        if (l.startsWith("VmRSS:")) {
+          return Long.parseLong(l.replaceAll("[^0-9]", "")) / 1024.0;
+        }
+      }
+    } catch (Exception e) {
+      // not Linux or gone
+    }
+    return Double.NaN;
+  }
+
+  static void insertPayment(Connection c, String id) throws Exception {
+    try (PreparedStatement ps =
+        c.prepareStatement("INSERT INTO payment (id, amount) VALUES (?, ?)")) {
+      ps.setString(1, id);
+      ps.setInt(2, 100);
+      ps.executeUpdate();
+    }
+  }
+
+  void close() {
+    for (AutoCloseable c :
+        new AutoCloseable[] {
+          spring,
+          txmsg,
+          ds,
+          fixture,
+          springFixture,
+          () -> {
+            if (mq != null) {
+              mq.close();
+            }
+          }
+        }) {
+      try {
+        if (c != null) {
+          c.close();
+        }
+      } catch (Exception e) {
+        progress("close: %s", e);
+      }
+    }
+  }
+
+  /** Command-line options. */
+  static final class Options {
+    String db = "h2";
+    int rounds = 3;
+    long warmupMs = 1000;
+    long measureMs = 3000;
+    int consumeMessages = 4000;
+    int e2eMessages = 3000;
+    long[] checkbackSizes = {10_000, 100_000, 1_000_000};
+    List<String> sections = List.of("producer", "consumer", "e2e", "store", "checkback");
+    List<String> variants = List.of("a", "b", "c", "d", "e", "f");
+    Path out = Path.of("docs/benchmarks.md");
+    Path logDir = Path.of("target");
+    Path springClasses = Path.of("../txmsg-bench-spring/target/classes");
+    Path springClasspath = Path.of("../txmsg-bench-spring/target/bench-classpath.txt");
+
+    boolean enabled(String section) {
+      return sections.contains(section);
+    }
+
+    static Options parse(String[] args) {
+      Options o = new Options();
+      List<String> a = new ArrayList<>();
+      for (String s : args) {
+        if (!s.isBlank()) {
+          a.addAll(Arrays.asList(s.trim().split("\\s+")));
+        }
+      }
+      for (int i = 0; i < a.size(); i++) {
+        String k = a.get(i);
+        String v = i + 1 < a.size() ? a.get(i + 1) : null;
+        switch (k) {
+          case "--db" -> o.db = v;
+          case "--rounds" -> o.rounds = Integer.parseInt(v);
+          case "--warmup-ms" -> o.warmupMs = Long.parseLong(v);
+          case "--measure-ms" -> o.measureMs = Long.parseLong(v);
+          case "--consume-messages" -> o.consumeMessages = Integer.parseInt(v);
+          case "--e2e-messages" -> o.e2eMessages = Integer.parseInt(v);
+          case "--checkback-sizes" ->
+              o.checkbackSizes = Arrays.stream(v.split(",")).mapToLong(Long::parseLong).toArray();
+          case "--sections" -> o.sections = List.of(v.split(","));
+          case "--variants" -> o.variants = List.of(v.split(","));
+          case "--out" -> o.out = Path.of(v).toAbsolutePath();
+          case "--log-dir" -> o.logDir = Path.of(v);
+          case "--spring-classes" -> o.springClasses = Path.of(v);
+          case "--spring-classpath" -> o.springClasspath = Path.of(v);
+          case "--quick" -> {
+            o.rounds = 1;
+            o.warmupMs = 500;
+            o.measureMs = 1500;
+            o.consumeMessages = 1500;
+            o.e2eMessages = 1000;
+            o.checkbackSizes = new long[] {10_000, 100_000};
+            i--;
+          }
+          default -> throw new IllegalArgumentException("unknown option " + k);
+        }
+        i++;
+      }
+      return o;
+    }
+  }
+
+  static Duration seconds(double s) {
+    return Duration.ofMillis((long) (s * 1000));
+  }
+}

@@ -1,0 +1,122 @@
+package io.txmsg.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/** The Markdown of docs/benchmarks.md, built section by section. */
+final class Report {
+  private final StringBuilder md = new StringBuilder();
+  private final List<String> summary = new ArrayList<>();
+
+  Report h2(String title) {
+    md.append("\n## ").append(title).append("\n\n");
+    return this;
+  }
+
+  Report h3(String title) {
+    md.append("\n### ").append(title).append("\n\n");
+    return this;
+  }
+
+  Report p(String text) {
+    md.append(text).append("\n\n");
+    return this;
+  }
+
+  Report table(String... header) {
+    md.append("| ").append(String.join(" | ", header)).append(" |\n|");
+    for (int i = 0; i < header.length; i++) {
+      md.append("---|");
+    }
+    md.append("\n");
+    return this;
+  }
+
+  Report row(Object... cells) {
+    md.append("|");
+    for (Object c : cells) {
+      md.append(" ").append(c).append(" |");
+    }
+    md.append("\n");
+    return this;
+  }
+
+  Report end() {
+    md.append("\n");
+    return this;
+  }
+
+  /** A line of the targets summary at the top. */
+  void target(String goal, double value, double threshold, String detail) {
+    String verdict = Double.isNaN(value) ? "n/a" : value >= threshold ? "met" : "**missed**";
+    summary.add(
+        "| "
+            + goal
+            + " | "
+            + ratio(value)
+            + " | ≥ "
+            + ratio(threshold)
+            + " | "
+            + verdict
+            + " | "
+            + detail
+            + " |");
+  }
+
+  /** A target where lower is better. */
+  void targetAtMost(String goal, double value, double threshold, String detail) {
+    String verdict = Double.isNaN(value) ? "n/a" : value <= threshold ? "met" : "**missed**";
+    summary.add(
+        "| "
+            + goal
+            + " | "
+            + ratio(value)
+            + " | ≤ "
+            + ratio(threshold)
+            + " | "
+            + verdict
+            + " | "
+            + detail
+            + " |");
+  }
+
+  String summaryTable() {
+    StringBuilder s = new StringBuilder();
+    s.append("| target | measured | goal | | detail |\n|---|---|---|---|---|\n");
+    for (String l : summary) {
+      s.append(l).append("\n");
+    }
+    return s.toString();
+  }
+
+  String body() {
+    return md.toString();
+  }
+
+  static String num(double v) {
+    if (Double.isNaN(v)) {
+      return "–";
+    }
+    if (v >= 100) {
+      return String.format(Locale.ROOT, "%,.0f", v);
+    }
+    if (v >= 10) {
+      return String.format(Locale.ROOT, "%.1f", v);
+    }
+    return String.format(Locale.ROOT, "%.2f", v);
+  }
+
+  static String ms(double v) {
+    if (Double.isNaN(v)) {
+      return "–";
+    }
+    return v >= 10
+        ? String.format(Locale.ROOT, "%.1f", v)
+        : v >= 0.1 ? String.format(Locale.ROOT, "%.2f", v) : String.format(Locale.ROOT, "%.3f", v);
+  }
+
+  static String ratio(double v) {
+    return Double.isNaN(v) ? "–" : String.format(Locale.ROOT, "%.2f", v);
+  }
+}
