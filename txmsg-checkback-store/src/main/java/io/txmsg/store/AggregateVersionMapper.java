@@ -8,11 +8,6 @@ import org.apache.ibatis.annotations.Param;
  * inside the handler's transaction that must touch exactly one row.
  */
 public interface AggregateVersionMapper {
-  Integer exists(
-      @Param("group") String group,
-      @Param("aggregateType") String aggregateType,
-      @Param("aggregateId") String aggregateId);
-
   /**
    * Creates the row with a NULL version unless it exists (PG ON CONFLICT DO NOTHING, MariaDB INSERT
    * IGNORE; H2 plain INSERT, the caller ignores a duplicate key).

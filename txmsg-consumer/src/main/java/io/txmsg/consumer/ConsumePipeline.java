@@ -18,6 +18,7 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import org.apache.ibatis.session.SqlSession;
@@ -54,6 +55,14 @@ final class ConsumePipeline {
   private final Runnable commandsRecorded;
   private final ConsumerMetrics metrics;
   private final Map<String, Long> gapFirstSeen = new ConcurrentHashMap<>();
+
+  /**
+   * Version rows known to exist (nothing deletes them): a known aggregate costs no extra
+   * transaction. Bounded by clearing: forgetting only costs one insert-if-absent again.
+   */
+  private final Set<String> knownVersionRows = ConcurrentHashMap.newKeySet();
+
+  private static final int KNOWN_VERSION_ROWS_MAX = 100_000;
 
   ConsumePipeline(
       TxmsgStore store,
@@ -243,8 +252,7 @@ final class ConsumePipeline {
     }
     Long last = versions.lastApplied(group, e.aggregateType(), e.aggregateId());
     if (last == null) {
-      throw new IllegalStateException(
-          "aggregate_version row missing for " + e.aggregateType() + "/" + e.aggregateId());
+      throw new VersionRowMissingException(e.aggregateType() + "/" + e.aggregateId());
     }
     if (e.aggregateVersion() <= last) {
       return false;
@@ -252,12 +260,14 @@ final class ConsumePipeline {
     throw new GapException(last);
   }
 
-  /** Creates the version row in its own short transaction, never inside the claim. */
+  /**
+   * Creates the version row in its own short transaction, never inside the claim: one
+   * insert-if-absent (PG ON CONFLICT DO NOTHING, MariaDB INSERT IGNORE; on H2 a duplicate key means
+   * a concurrent creator won), skipped for rows this process has seen already.
+   */
   private void ensureVersionRow(String group, IncomingEvent e) throws Exception {
-    Integer present =
-        storeTx.run(
-            AggregateVersionMapper.class, m -> m.exists(group, e.aggregateType(), e.aggregateId()));
-    if (present != null) {
+    String key = versionKey(group, e);
+    if (knownVersionRows.contains(key)) {
       return;
     }
     try {
@@ -265,10 +275,18 @@ final class ConsumePipeline {
           AggregateVersionMapper.class,
           m -> m.insertIfAbsent(group, e.aggregateType(), e.aggregateId()));
     } catch (Exception ex) {
-      if (!SqlStates.isDuplicateKey(ex)) { // H2 has no insert-if-absent: a concurrent creator won
+      if (!SqlStates.isDuplicateKey(ex)) {
         throw ex;
       }
     }
+    if (knownVersionRows.size() >= KNOWN_VERSION_ROWS_MAX) {
+      knownVersionRows.clear();
+    }
+    knownVersionRows.add(key);
+  }
+
+  private static String versionKey(String group, IncomingEvent e) {
+    return group + '|' + e.aggregateType() + '|' + e.aggregateId();
   }
 
   @SuppressWarnings("unchecked")
@@ -322,6 +340,9 @@ final class ConsumePipeline {
 
   private ConsumeOutcome failed(
       String group, IncomingEvent e, Route route, Throwable cause, int parkAt, String replayId) {
+    if (cause instanceof VersionRowMissingException) {
+      knownVersionRows.remove(versionKey(group, e)); // deleted by hand: create it again
+    }
     boolean permanent = FailureClassifier.isPermanent(cause, route.definition().permanent());
     if (replayId != null) {
       throw new ReplayFailedException(cause, permanent);
@@ -346,6 +367,15 @@ final class ConsumePipeline {
   ConsumeOutcome replay(String group, IncomingEvent e, Route route, String replayId) {
     Object payload = decodePayload(e, route);
     return apply(group, e, route, payload, Integer.MAX_VALUE, replayId, true);
+  }
+
+  /** The version row vanished (only an operator deletes them): transient, it is recreated. */
+  static final class VersionRowMissingException extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    VersionRowMissingException(String aggregate) {
+      super("aggregate_version row missing for " + aggregate);
+    }
   }
 
   /** A contiguous version guard found a gap: roll back, let the broker redeliver. */

@@ -15,6 +15,7 @@ import java.time.Instant;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * The default check-back resolver: answers from the attempt and journal tables, never from memory,
@@ -72,13 +73,17 @@ public final class JournalCheckbackResolver implements CheckbackResolver {
     try {
       Decision d = decide(request);
       metrics.checkback(d.resolution().name(), d.reason(), System.nanoTime() - start);
-      log.info(
-          "check-back eventId={} attemptId={} checkTimes={} resolution={} reason={}",
-          request.eventId(),
-          request.attemptId(),
-          request.checkTimes(),
-          d.resolution(),
-          d.reason());
+      // COMMIT of a found row is the common answer: DEBUG, so a check storm does not flood the
+      // log; everything an operator investigates (UNKNOWN, ROLLBACK, fenced) stays at INFO.
+      boolean routine = d.resolution() == Resolution.COMMIT;
+      log.atLevel(routine ? Level.DEBUG : Level.INFO)
+          .log(
+              "check-back eventId={} attemptId={} checkTimes={} resolution={} reason={}",
+              request.eventId(),
+              request.attemptId(),
+              request.checkTimes(),
+              d.resolution(),
+              d.reason());
       return d.resolution();
     } catch (Exception e) {
       metrics.checkback(Resolution.UNKNOWN.name(), "error", System.nanoTime() - start);
