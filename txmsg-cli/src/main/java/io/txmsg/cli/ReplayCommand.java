@@ -101,6 +101,14 @@ final class ReplayCommand extends DbCommand {
   String operator = System.getProperty("user.name");
 
   @Option(
+      names = "--take-over",
+      paramLabel = "<requestId>",
+      description =
+          "First stop a request left RUNNING by a worker that died and put its rows back to"
+              + " PARKED, so this request can select them.")
+  String takeOver;
+
+  @Option(
       names = "--show",
       paramLabel = "<requestId>",
       description = "Show the audit row of an earlier request instead.")
@@ -161,6 +169,10 @@ final class ReplayCommand extends DbCommand {
         db.inSession(
             session -> {
               ReplayMapper m = session.getMapper(ReplayMapper.class);
+              if (takeOver != null && !dryRun) {
+                m.finishRequest(takeOver, "STOPPED", "taken over by " + operator + ": " + reason);
+                m.releaseRemaining(takeOver);
+              }
               List<DeadLetterRow> rows = m.selectParked(s, batch);
               if (dryRun) {
                 List<Map<String, Object>> maps = rows.stream().map(Output::map).toList();
