@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Properties;
+import java.util.function.Function;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -55,6 +56,12 @@ final class ConnectionOptions {
   /** The resolved password, kept to mask it in error messages; null before {@link #open()}. */
   private String password;
 
+  /** The environment of the root command (the process environment unless a test gave another). */
+  private Function<String, String> environment() {
+    Object root = mixee.root().userObject();
+    return root instanceof TxmsgCli cli ? cli.environment() : System::getenv;
+  }
+
   /**
    * Resolves the settings and opens the database.
    *
@@ -67,14 +74,14 @@ final class ConnectionOptions {
       throw usage("--prefix: " + e.getMessage());
     }
     Properties file = readConfig();
-    String url = first(jdbcUrl, file.getProperty("jdbc.url"), System.getenv("TXMSG_JDBC_URL"));
+    Function<String, String> env = environment();
+    String url = first(jdbcUrl, file.getProperty("jdbc.url"), env.apply("TXMSG_JDBC_URL"));
     if (url == null || url.isBlank()) {
       throw usage("no database: give --jdbc-url, --config <file> with jdbc.url, or TXMSG_JDBC_URL");
     }
-    String u = first(user, file.getProperty("jdbc.user"), System.getenv("TXMSG_USER"));
+    String u = first(user, file.getProperty("jdbc.user"), env.apply("TXMSG_USER"));
     password =
-        first(
-            readPasswordFile(), file.getProperty("jdbc.password"), System.getenv("TXMSG_PASSWORD"));
+        first(readPasswordFile(), file.getProperty("jdbc.password"), env.apply("TXMSG_PASSWORD"));
     return new Database(url, u, password, prefix);
   }
 

@@ -1,5 +1,6 @@
 package io.txmsg.cli;
 
+import java.util.function.Function;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -51,6 +52,22 @@ public final class TxmsgCli extends CommandGroup {
 
   /** The database failed or could not be reached. */
   public static final int DATABASE = 3;
+
+  private final Function<String, String> environment;
+
+  /** The CLI reading TXMSG_* settings from the process environment. */
+  public TxmsgCli() {
+    this(System::getenv);
+  }
+
+  /** The CLI with another environment (tests: the result must not depend on the caller's). */
+  TxmsgCli(Function<String, String> environment) {
+    this.environment = environment;
+  }
+
+  Function<String, String> environment() {
+    return environment;
+  }
 
   public static void main(String[] args) {
     System.exit(new CommandLine(new TxmsgCli()).execute(args));

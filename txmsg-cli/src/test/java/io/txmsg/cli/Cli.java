@@ -57,9 +57,18 @@ final class Cli {
 
   /** Runs exactly these arguments. */
   static Run raw(String... args) {
+    return raw(new TxmsgCli(), args);
+  }
+
+  /** Runs exactly these arguments with no TXMSG_* environment, whatever the caller's is. */
+  static Run rawWithoutEnvironment(String... args) {
+    return raw(new TxmsgCli(name -> null), args);
+  }
+
+  private static Run raw(TxmsgCli cli, String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    CommandLine cl = new CommandLine(new TxmsgCli());
+    CommandLine cl = new CommandLine(cli);
     cl.setOut(new PrintWriter(out, true));
     cl.setErr(new PrintWriter(err, true));
     int code = cl.execute(args);

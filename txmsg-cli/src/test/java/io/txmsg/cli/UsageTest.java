@@ -1,7 +1,6 @@
 package io.txmsg.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
@@ -64,8 +63,7 @@ class UsageTest {
 
   @Test
   void missingConnectionSettingsAreAUsageError() {
-    assumeTrue(System.getenv("TXMSG_JDBC_URL") == null, "TXMSG_JDBC_URL is set here");
-    assertUsageError(Cli.raw("journal", "stats"), "no database");
+    assertUsageError(Cli.rawWithoutEnvironment("journal", "stats"), "no database");
     assertUsageError(
         Cli.raw("journal", "stats", "--config", dir.resolve("missing.properties").toString()),
         "--config");
