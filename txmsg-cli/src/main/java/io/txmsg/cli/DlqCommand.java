@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.TypeConversionException;
@@ -81,25 +82,7 @@ final class DlqCommand extends CommandGroup {
         description = "Only this kind: ${COMPLETION-CANDIDATES}.")
     DeadLetterKind kind;
 
-    @Option(names = "--event-type", paramLabel = "<type>", description = "Only this event type.")
-    String eventType;
-
-    @Option(names = "--business-key", paramLabel = "<key>", description = "Only this business key.")
-    String businessKey;
-
-    @Option(
-        names = "--since",
-        paramLabel = "<time>",
-        converter = TimeBoundConverter.class,
-        description = "Parked at or after: a duration ago (2h) or a time (2024-05-01T10:00:00Z).")
-    TimeBound since;
-
-    @Option(
-        names = "--until",
-        paramLabel = "<time>",
-        converter = TimeBoundConverter.class,
-        description = "Parked before: a duration ago or a time.")
-    TimeBound until;
+    @Mixin DeadLetterFilter filter;
 
     @Option(
         names = "--limit",
@@ -123,12 +106,16 @@ final class DlqCommand extends CommandGroup {
               statuses.stream().map(Enum::name).toList(),
               reasons.stream().map(Enum::name).toList(),
               kind == null ? null : kind.name(),
-              eventType,
-              businessKey,
-              since == null || since.ago() == null ? null : since.ago().toMillis(),
-              since == null ? null : since.at(),
-              until == null || until.ago() == null ? null : until.ago().toMillis(),
-              until == null ? null : until.at(),
+              filter.eventType,
+              filter.businessKey,
+              filter.since == null || filter.since.ago() == null
+                  ? null
+                  : filter.since.ago().toMillis(),
+              filter.since == null ? null : filter.since.at(),
+              filter.until == null || filter.until.ago() == null
+                  ? null
+                  : filter.until.ago().toMillis(),
+              filter.until == null ? null : filter.until.at(),
               limit);
       List<DeadLetterRow> rows = db.run(OpsQueryMapper.class, m -> m.listDeadLetters(q));
       List<Map<String, Object>> maps = rows.stream().map(Output::map).toList();

@@ -1,7 +1,6 @@
 package io.txmsg.cli;
 
 import io.txmsg.cli.DlqCommand.TimeBound;
-import io.txmsg.cli.DlqCommand.TimeBoundConverter;
 import io.txmsg.cli.Vocabulary.DeadLetterReason;
 import io.txmsg.store.DeadLetterRow;
 import io.txmsg.store.DeadLetterSelector;
@@ -15,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -34,25 +34,7 @@ final class ReplayCommand extends DbCommand {
   @Option(names = "--ids", split = ",", paramLabel = "<eventId>", description = "Only these ids.")
   List<String> ids = new ArrayList<>();
 
-  @Option(
-      names = "--since",
-      paramLabel = "<time>",
-      converter = TimeBoundConverter.class,
-      description = "Parked at or after: a duration ago (2h) or a time.")
-  TimeBound since;
-
-  @Option(
-      names = "--until",
-      paramLabel = "<time>",
-      converter = TimeBoundConverter.class,
-      description = "Parked before: a duration ago or a time.")
-  TimeBound until;
-
-  @Option(names = "--event-type", paramLabel = "<type>", description = "Only this event type.")
-  String eventType;
-
-  @Option(names = "--business-key", paramLabel = "<key>", description = "Only this business key.")
-  String businessKey;
+  @Mixin DeadLetterFilter filter;
 
   @Option(
       names = "--parked-reason",
@@ -227,10 +209,10 @@ final class ReplayCommand extends DbCommand {
     DeadLetterSelector s = new DeadLetterSelector();
     s.setConsumerGroup(group);
     s.setEventIds(ids.isEmpty() ? null : ids);
-    s.setSince(instant(since));
-    s.setUntil(instant(until));
-    s.setEventType(eventType);
-    s.setBusinessKey(businessKey);
+    s.setSince(instant(filter.since));
+    s.setUntil(instant(filter.until));
+    s.setEventType(filter.eventType);
+    s.setBusinessKey(filter.businessKey);
     s.setReason(parkedReason == null ? null : parkedReason.name());
     return s;
   }
@@ -267,8 +249,8 @@ final class ReplayCommand extends DbCommand {
     }
     append(b, "since", s.getSince());
     append(b, "until", s.getUntil());
-    append(b, "eventType", eventType);
-    append(b, "businessKey", businessKey);
+    append(b, "eventType", filter.eventType);
+    append(b, "businessKey", filter.businessKey);
     append(b, "parkedReason", s.getReason());
     b.append(" batch=").append(batch);
     String text = b.toString();

@@ -144,7 +144,9 @@ final class ConsumePipeline {
           transactions.inTransaction(
               c -> inClaimTransaction(c, group, e, route, payload, replayId, forceMonotonic),
               Connection.TRANSACTION_READ_COMMITTED);
-      gapFirstSeen.remove(group + "|" + e.eventId());
+      if (!gapFirstSeen.isEmpty()) { // no key built per message unless a gap is pending
+        gapFirstSeen.remove(group + "|" + e.eventId());
+      }
       log.debug("{} group={} eventId={} replay={}", step, group, e.eventId(), replayId);
       return step == Step.APPLIED ? ConsumeOutcome.APPLIED : ConsumeOutcome.STALE;
     } catch (WorkFailedException wf) {

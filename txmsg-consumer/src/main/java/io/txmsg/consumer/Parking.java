@@ -1,6 +1,7 @@
 package io.txmsg.consumer;
 
 import io.txmsg.api.consumer.ConsumeOutcome;
+import io.txmsg.rocketmq.HeadersCodec;
 import io.txmsg.store.ConsumeLogMapper;
 import io.txmsg.store.ConsumeLogRow;
 import io.txmsg.store.DeadLetterMapper;
@@ -141,7 +142,7 @@ final class Parking {
     String message = error == null ? why : error.getMessage();
     r.setErrorMessage(truncate(message == null ? String.valueOf(error) : message, MAX_ERROR));
     r.setPayload(e.payload());
-    r.setHeaders(PropertiesJson.encode(e.properties()));
+    r.setHeaders(HeadersCodec.encode(e.properties()));
     r.setOriginTime(e.originTime());
     return r;
   }

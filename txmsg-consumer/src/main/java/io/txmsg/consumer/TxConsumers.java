@@ -6,6 +6,7 @@ import io.txmsg.api.consumer.CommandExecutor;
 import io.txmsg.api.consumer.ConsumeListener;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.api.consumer.ConsumerInterceptor;
+import io.txmsg.rocketmq.HeadersCodec;
 import io.txmsg.rocketmq.JdbcLocalTransactions;
 import io.txmsg.rocketmq.JsonPayloadSerializer;
 import io.txmsg.rocketmq.LocalTransactions;
@@ -157,7 +158,7 @@ public final class TxConsumers implements AutoCloseable {
     try {
       e =
           EnvelopeDecoder.decode(
-              PropertiesJson.decode(row.getHeaders()),
+              HeadersCodec.decode(row.getHeaders()),
               row.getPayload(),
               row.getTopic(),
               row.getBrokerMessageId(),

@@ -6,13 +6,16 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.Map;
 import java.util.TreeMap;
 
-/** Application headers as stored in the journal's headers column: a JSON object, keys sorted. */
-final class HeadersCodec {
+/**
+ * A string map as stored in a headers column (the journal's application headers, a dead letter's
+ * message properties): a JSON object with sorted keys, NULL when empty.
+ */
+public final class HeadersCodec {
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
   private HeadersCodec() {}
 
-  static String encode(Map<String, String> headers) {
+  public static String encode(Map<String, String> headers) {
     try {
       return headers.isEmpty() ? null : MAPPER.writeValueAsString(new TreeMap<>(headers));
     } catch (JsonProcessingException e) {
@@ -20,14 +23,14 @@ final class HeadersCodec {
     }
   }
 
-  static Map<String, String> decode(String json) {
+  public static Map<String, String> decode(String json) {
     if (json == null || json.isBlank()) {
       return Map.of();
     }
     try {
       return MAPPER.readValue(json, new TypeReference<TreeMap<String, String>>() {});
     } catch (JsonProcessingException e) {
-      throw new IllegalStateException("journal headers column is not a JSON object: " + json, e);
+      throw new IllegalStateException("headers column is not a JSON object: " + json, e);
     }
   }
 }
