@@ -209,8 +209,12 @@ public final class BenchMain {
   DatabaseFixture springFixture;
 
   static HikariDataSource pool(DatabaseFixture f, TestDatabase kind, int size) {
+    return pool(f.jdbcUrl(), kind, size);
+  }
+
+  static HikariDataSource pool(String jdbcUrl, TestDatabase kind, int size) {
     HikariConfig c = new HikariConfig();
-    c.setJdbcUrl(f.jdbcUrl());
+    c.setJdbcUrl(jdbcUrl);
     c.setUsername(
         switch (kind) {
           case H2 -> "sa";
@@ -383,10 +387,11 @@ public final class BenchMain {
     long measureMs = 3000;
     int consumeMessages = 4000;
     int e2eMessages = 3000;
-    long[] checkbackSizes = {10_000, 100_000, 1_000_000};
+    long[] checkbackSizes = {10_000, 1_000_000, 10_000_000};
     List<String> sections = List.of("producer", "consumer", "e2e", "store", "checkback");
     List<String> variants = List.of("a", "b", "c", "d", "e", "f");
-    Path out = Path.of("docs/benchmarks.md");
+    Path outDir = Path.of("docs");
+    Path out; // default: outDir/benchmarks.md (H2) or benchmarks-<db>.md
     Path logDir = Path.of("target");
     Path springClasses = Path.of("../txmsg-bench-spring/target/classes");
     Path springClasspath = Path.of("../txmsg-bench-spring/target/bench-classpath.txt");
@@ -418,6 +423,7 @@ public final class BenchMain {
           case "--sections" -> o.sections = List.of(v.split(","));
           case "--variants" -> o.variants = List.of(v.split(","));
           case "--out" -> o.out = Path.of(v).toAbsolutePath();
+          case "--out-dir" -> o.outDir = Path.of(v).toAbsolutePath();
           case "--log-dir" -> o.logDir = Path.of(v);
           case "--spring-classes" -> o.springClasses = Path.of(v);
           case "--spring-classpath" -> o.springClasspath = Path.of(v);
@@ -433,6 +439,10 @@ public final class BenchMain {
           default -> throw new IllegalArgumentException("unknown option " + k);
         }
         i++;
+      }
+      if (o.out == null) {
+        o.out =
+            o.outDir.resolve("h2".equals(o.db) ? "benchmarks.md" : "benchmarks-" + o.db + ".md");
       }
       return o;
     }

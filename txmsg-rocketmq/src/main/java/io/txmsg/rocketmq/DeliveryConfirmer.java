@@ -4,127 +4,162 @@ import io.txmsg.api.Envelope;
 import io.txmsg.store.JournalMapper;
 import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.apache.rocketmq.client.apis.ClientConfiguration;
 import org.apache.rocketmq.client.apis.ClientServiceProvider;
-import org.apache.rocketmq.client.apis.consumer.ConsumeResult;
 import org.apache.rocketmq.client.apis.consumer.FilterExpression;
-import org.apache.rocketmq.client.apis.consumer.PushConsumer;
+import org.apache.rocketmq.client.apis.consumer.SimpleConsumer;
 import org.apache.rocketmq.client.apis.message.MessageView;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Delivery confirmation: the store's confirm group ({@code txmsg-confirm-<storeId>}) consumes the
- * store's topics and marks the rows of messages carrying this store id SENT, in batches, acking
- * each message only after the batch's UPDATE committed. A message that reached the topic is what
+ * store's topics and marks the rows of messages carrying this store id SENT, in batches, acking the
+ * batch's messages only after its UPDATE committed. A message that reached the topic is what
  * "delivered" means here: not the proxy accepting a oneway commit.
+ *
+ * <p>A {@link SimpleConsumer} receives up to {@value #MAX_RECEIVE} messages per call, so one UPDATE
+ * and no blocked thread per message: a push consumer's listener has to answer per message, which
+ * held one consumption thread per message for the whole flush interval and capped the confirmation
+ * rate below the producer's (the backlog then aged into needless republishes). If the UPDATE fails,
+ * the batch is not acked and the broker hands it out again after {@link #INVISIBLE}; marking SENT
+ * is idempotent, so a redelivered or duplicated message is harmless.
  */
 final class DeliveryConfirmer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DeliveryConfirmer.class);
 
+  /** Largest receive batch: the client's own push-consumer batch. */
+  static final int MAX_RECEIVE = 32;
+
+  /** How long a received, unacked message stays hidden before the broker hands it out again. */
+  static final Duration INVISIBLE = Duration.ofSeconds(30);
+
+  /** Long-poll wait of one receive; also bounds how long close() waits for a receiver. */
+  private static final Duration AWAIT = Duration.ofSeconds(2);
+
+  private static final int RECEIVERS = 2;
+
   private final StoreTransactions storeTx;
   private final TxMessagingSettings settings;
-  private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
-  private final Thread flusher;
+  private final List<Thread> receivers = new ArrayList<>();
   private volatile boolean running = true;
-  private PushConsumer consumer;
-
-  private record Pending(String eventId, CompletableFuture<Void> done) {}
+  private SimpleConsumer consumer;
 
   DeliveryConfirmer(DataSource dataSource, TxmsgStore store, TxMessagingSettings settings) {
     this.storeTx = new StoreTransactions(dataSource, store);
     this.settings = settings;
-    this.flusher = new Thread(this::flushLoop, "txmsg-confirm-flusher-" + settings.storeId());
-    this.flusher.setDaemon(true);
   }
 
   void start(ClientServiceProvider provider, ClientConfiguration config) throws Exception {
-    flusher.start();
     Map<String, FilterExpression> subscriptions = new HashMap<>();
     for (String topic : settings.topics()) {
       subscriptions.put(topic, FilterExpression.SUB_ALL);
     }
     consumer =
         provider
-            .newPushConsumerBuilder()
+            .newSimpleConsumerBuilder()
             .setClientConfiguration(config)
             .setConsumerGroup(settings.confirmGroup())
             .setSubscriptionExpressions(subscriptions)
-            .setConsumptionThreadCount(Math.max(4, settings.confirmBatchSize() / 4))
-            .setMessageListener(this::onMessage)
+            .setAwaitDuration(AWAIT)
             .build();
-  }
-
-  private ConsumeResult onMessage(MessageView view) {
-    Map<String, String> p = view.getProperties();
-    String eventId = p.get(Envelope.EVENT_ID);
-    if (eventId == null || !settings.storeId().equals(p.get(Envelope.STORE_ID))) {
-      return ConsumeResult.SUCCESS; // another store's (or a foreign) message: not ours to confirm
-    }
-    CompletableFuture<Void> done = new CompletableFuture<>();
-    queue.add(new Pending(eventId, done));
-    try {
-      done.get(30, TimeUnit.SECONDS);
-      return ConsumeResult.SUCCESS;
-    } catch (Exception e) {
-      log.warn(
-          "confirmation not recorded eventId={}: {} (redelivered later)", eventId, e.toString());
-      return ConsumeResult.FAILURE;
+    for (int i = 0; i < RECEIVERS; i++) {
+      Thread t = new Thread(this::receiveLoop, "txmsg-confirm-" + settings.storeId() + "-" + i);
+      t.setDaemon(true);
+      receivers.add(t);
+      t.start();
     }
   }
 
-  private void flushLoop() {
-    long waitMs = Math.max(1, settings.confirmFlushInterval().toMillis());
+  private void receiveLoop() {
+    int perReceive = Math.min(MAX_RECEIVE, settings.confirmBatchSize());
+    long flushNanos = settings.confirmFlushInterval().toNanos();
     while (running) {
-      List<Pending> batch = new ArrayList<>();
       try {
-        Pending first = queue.poll(200, TimeUnit.MILLISECONDS);
-        if (first == null) {
-          continue;
+        List<MessageView> batch = new ArrayList<>(consumer.receive(perReceive, INVISIBLE));
+        // A full receive means more is waiting: fill the batch up to its size or flush interval.
+        long until = System.nanoTime() + flushNanos;
+        List<MessageView> last = batch;
+        while (running
+            && last.size() == perReceive
+            && batch.size() + perReceive <= settings.confirmBatchSize()
+            && System.nanoTime() < until) {
+          last = consumer.receive(perReceive, INVISIBLE);
+          batch.addAll(last);
         }
-        batch.add(first);
-        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
-        while (batch.size() < settings.confirmBatchSize()) {
-          long left = until - System.nanoTime();
-          Pending next = left > 0 ? queue.poll(left, TimeUnit.NANOSECONDS) : queue.poll();
-          if (next == null) {
-            break;
-          }
-          batch.add(next);
+        if (!batch.isEmpty()) {
+          confirm(batch);
         }
-        markSent(batch);
-        batch.forEach(b -> b.done().complete(null));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        batch.forEach(b -> b.done().completeExceptionally(e));
-        return;
       } catch (Exception e) {
-        batch.forEach(b -> b.done().completeExceptionally(e));
+        if (!running) {
+          return;
+        }
+        // Unacked messages come back after INVISIBLE; nothing is lost by waiting.
+        log.warn("confirm group {}: {} (retrying in 1 s)", settings.confirmGroup(), e.toString());
+        sleepQuietly(1000);
       }
     }
   }
 
-  private void markSent(List<Pending> batch) throws Exception {
+  private void confirm(List<MessageView> batch) {
     List<String> ids = new ArrayList<>(batch.size());
-    batch.forEach(b -> ids.add(b.eventId()));
-    int n = storeTx.run(JournalMapper.class, m -> m.markSent(ids));
-    log.debug("confirmed {} of {} delivered events", n, ids.size());
+    for (MessageView view : batch) {
+      Map<String, String> p = view.getProperties();
+      String eventId = p.get(Envelope.EVENT_ID);
+      // Another store's (or a foreign) message is not ours to confirm: acked without an update.
+      if (eventId != null && settings.storeId().equals(p.get(Envelope.STORE_ID))) {
+        ids.add(eventId);
+      }
+    }
+    if (!ids.isEmpty()) {
+      try {
+        int n = storeTx.run(JournalMapper.class, m -> m.markSent(ids));
+        log.debug("confirmed {} of {} delivered events", n, ids.size());
+      } catch (Exception e) {
+        log.warn(
+            "confirmation of {} events not recorded (redelivered in {}): {}",
+            ids.size(),
+            INVISIBLE,
+            e.toString());
+        return;
+      }
+    }
+    for (MessageView view : batch) {
+      consumer
+          .ackAsync(view)
+          .whenComplete(
+              (ok, err) -> {
+                if (err != null) {
+                  // Redelivered after INVISIBLE and confirmed again: harmless.
+                  log.debug("ack of {} failed: {}", view.getMessageId(), err.toString());
+                }
+              });
+    }
+  }
+
+  private static void sleepQuietly(long ms) {
+    try {
+      TimeUnit.MILLISECONDS.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   @Override
   public void close() throws Exception {
     running = false;
+    for (Thread t : receivers) {
+      t.join(AWAIT.toMillis() + 3000);
+    }
     if (consumer != null) {
       consumer.close();
     }
-    flusher.interrupt();
   }
 }

@@ -174,7 +174,11 @@ public final class TxMessagingSettings {
     return this;
   }
 
-  /** Confirmations per SENT update (100) and the longest wait to fill a batch (20 ms). */
+  /**
+   * Confirmations per SENT update (100) and the longest wait to fill a batch (20 ms). The confirm
+   * group receives up to 32 messages per call and keeps receiving while calls come back full, until
+   * the batch has {@code size} messages or {@code flushInterval} has passed.
+   */
   public TxMessagingSettings confirmBatching(int size, Duration flushInterval) {
     this.confirmBatchSize = size;
     this.confirmFlushInterval = flushInterval;
