@@ -385,7 +385,7 @@ public final class BenchMain {
     int rounds = 3;
     long warmupMs = 1000;
     long measureMs = 3000;
-    int consumeMessages = 4000;
+    int consumeMessages = 10_000;
     int e2eMessages = 3000;
     long[] checkbackSizes = {10_000, 1_000_000, 10_000_000};
     List<String> sections = List.of("producer", "consumer", "e2e", "store", "checkback");

@@ -262,9 +262,20 @@ final class Sections {
   /** Waits until no journal row is PENDING (the confirmer caught up); returns the seconds. */
   private double drain() throws Exception {
     long t0 = System.nanoTime();
-    long until = t0 + 30_000_000_000L;
-    while (System.nanoTime() < until
-        && Sql.count(b.ds, "SELECT COUNT(*) FROM txmsg_journal WHERE status <> 'SENT'") > 0) {
+    long until = t0 + 60_000_000_000L;
+    long nextReport = t0 + 5_000_000_000L;
+    long left;
+    while ((left = Sql.count(b.ds, "SELECT COUNT(*) FROM txmsg_journal WHERE status <> 'SENT'"))
+        > 0) {
+      long now = System.nanoTime();
+      if (now > until) {
+        progress("  ! %d journal rows still not SENT after 60 s", left);
+        break;
+      }
+      if (now > nextReport) {
+        progress("  waiting for delivery confirmation: %d rows not SENT yet", left);
+        nextReport = now + 5_000_000_000L;
+      }
       Thread.sleep(50);
     }
     return (System.nanoTime() - t0) / 1e9;

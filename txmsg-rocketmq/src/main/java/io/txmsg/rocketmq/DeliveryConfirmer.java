@@ -6,7 +6,6 @@ import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -25,32 +24,36 @@ import org.slf4j.LoggerFactory;
  * batch's messages only after its UPDATE committed. A message that reached the topic is what
  * "delivered" means here: not the proxy accepting a oneway commit.
  *
- * <p>A {@link SimpleConsumer} receives up to {@value #MAX_RECEIVE} messages per call, so one UPDATE
- * and no blocked thread per message: a push consumer's listener has to answer per message, which
- * held one consumption thread per message for the whole flush interval and capped the confirmation
- * rate below the producer's (the backlog then aged into needless republishes). If the UPDATE fails,
- * the batch is not acked and the broker hands it out again after {@link #INVISIBLE}; marking SENT
- * is idempotent, so a redelivered or duplicated message is harmless.
+ * <p>One {@link SimpleConsumer} per topic (same group, each subscribed to its topic only), each
+ * with one receiver thread that takes up to {@value #MAX_RECEIVE} messages per call: one UPDATE per
+ * batch and no thread blocked per message. Why not a push consumer: its listener answers per
+ * message, which held one consumption thread per message for the flush interval and capped the
+ * confirmation rate below the producer's (the backlog then aged into needless republishes). Why one
+ * consumer per topic: a simple consumer's receive round-robins its topics, and a receive on an idle
+ * topic long-polls for seconds while the busy topic waits. If the UPDATE fails, the batch is not
+ * acked and the broker hands it out again after {@link #INVISIBLE}; marking SENT is idempotent, so
+ * a redelivered or duplicated message is harmless.
  */
 final class DeliveryConfirmer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DeliveryConfirmer.class);
 
-  /** Largest receive batch: the client's own push-consumer batch. */
+  /** Largest receive batch: the proxy's long-polling batch and the push consumer's default. */
   static final int MAX_RECEIVE = 32;
 
   /** How long a received, unacked message stays hidden before the broker hands it out again. */
   static final Duration INVISIBLE = Duration.ofSeconds(30);
 
-  /** Long-poll wait of one receive; also bounds how long close() waits for a receiver. */
-  private static final Duration AWAIT = Duration.ofSeconds(2);
-
-  private static final int RECEIVERS = 2;
+  /**
+   * Long-poll wait of one receive. The proxy raises anything shorter to 5 s and refuses a poll
+   * whose deadline (this + the request timeout) leaves less than that.
+   */
+  private static final Duration AWAIT = Duration.ofSeconds(10);
 
   private final StoreTransactions storeTx;
   private final TxMessagingSettings settings;
+  private final List<SimpleConsumer> consumers = new ArrayList<>();
   private final List<Thread> receivers = new ArrayList<>();
   private volatile boolean running = true;
-  private SimpleConsumer consumer;
 
   DeliveryConfirmer(DataSource dataSource, TxmsgStore store, TxMessagingSettings settings) {
     this.storeTx = new StoreTransactions(dataSource, store);
@@ -58,27 +61,32 @@ final class DeliveryConfirmer implements AutoCloseable {
   }
 
   void start(ClientServiceProvider provider, ClientConfiguration config) throws Exception {
-    Map<String, FilterExpression> subscriptions = new HashMap<>();
-    for (String topic : settings.topics()) {
-      subscriptions.put(topic, FilterExpression.SUB_ALL);
+    try {
+      for (String topic : settings.topics()) {
+        SimpleConsumer consumer =
+            provider
+                .newSimpleConsumerBuilder()
+                .setClientConfiguration(config)
+                .setConsumerGroup(settings.confirmGroup())
+                .setSubscriptionExpressions(Map.of(topic, FilterExpression.SUB_ALL))
+                .setAwaitDuration(AWAIT)
+                .build();
+        consumers.add(consumer);
+        Thread t =
+            new Thread(
+                () -> receiveLoop(consumer, topic),
+                "txmsg-confirm-" + settings.storeId() + "-" + topic);
+        t.setDaemon(true);
+        receivers.add(t);
+      }
+    } catch (Exception e) {
+      close();
+      throw e;
     }
-    consumer =
-        provider
-            .newSimpleConsumerBuilder()
-            .setClientConfiguration(config)
-            .setConsumerGroup(settings.confirmGroup())
-            .setSubscriptionExpressions(subscriptions)
-            .setAwaitDuration(AWAIT)
-            .build();
-    for (int i = 0; i < RECEIVERS; i++) {
-      Thread t = new Thread(this::receiveLoop, "txmsg-confirm-" + settings.storeId() + "-" + i);
-      t.setDaemon(true);
-      receivers.add(t);
-      t.start();
-    }
+    receivers.forEach(Thread::start);
   }
 
-  private void receiveLoop() {
+  private void receiveLoop(SimpleConsumer consumer, String topic) {
     int perReceive = Math.min(MAX_RECEIVE, settings.confirmBatchSize());
     long flushNanos = settings.confirmFlushInterval().toNanos();
     while (running) {
@@ -95,20 +103,24 @@ final class DeliveryConfirmer implements AutoCloseable {
           batch.addAll(last);
         }
         if (!batch.isEmpty()) {
-          confirm(batch);
+          confirm(consumer, batch);
         }
       } catch (Exception e) {
         if (!running) {
           return;
         }
         // Unacked messages come back after INVISIBLE; nothing is lost by waiting.
-        log.warn("confirm group {}: {} (retrying in 1 s)", settings.confirmGroup(), e.toString());
+        log.warn(
+            "confirm group {} topic {}: {} (retrying in 1 s)",
+            settings.confirmGroup(),
+            topic,
+            e.toString());
         sleepQuietly(1000);
       }
     }
   }
 
-  private void confirm(List<MessageView> batch) {
+  private void confirm(SimpleConsumer consumer, List<MessageView> batch) {
     List<String> ids = new ArrayList<>(batch.size());
     for (MessageView view : batch) {
       Map<String, String> p = view.getProperties();
@@ -155,11 +167,24 @@ final class DeliveryConfirmer implements AutoCloseable {
   @Override
   public void close() throws Exception {
     running = false;
-    for (Thread t : receivers) {
-      t.join(AWAIT.toMillis() + 3000);
+    // Closing the consumers ends their pending long polls; the receivers then see !running.
+    Exception first = null;
+    for (SimpleConsumer c : consumers) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
+        }
+      }
     }
-    if (consumer != null) {
-      consumer.close();
+    for (Thread t : receivers) {
+      t.join(2000);
+    }
+    if (first != null) {
+      throw first;
     }
   }
 }
