@@ -29,7 +29,10 @@ public final class JdbcLocalTransactions implements LocalTransactions {
       throw new WorkFailedException(e);
     }
     try {
-      previousIsolation = c.getTransactionIsolation();
+      // Only read it when asked for a level: PostgreSQL's driver answers getTransactionIsolation
+      // with a SHOW round trip, one per transaction of the producer for nothing.
+      previousIsolation =
+          isolationLevel == DEFAULT_ISOLATION ? DEFAULT_ISOLATION : c.getTransactionIsolation();
       if (isolationLevel != DEFAULT_ISOLATION && isolationLevel != previousIsolation) {
         c.setTransactionIsolation(isolationLevel);
       }
