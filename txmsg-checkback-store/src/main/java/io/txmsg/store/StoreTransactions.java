@@ -48,6 +48,7 @@ public final class StoreTransactions {
         } catch (SQLException rollbackFailure) {
           e.addSuppressed(rollbackFailure);
         }
+        BrokenConnections.evictIfBroken(dataSource, c, e);
         throw e;
       }
     }

@@ -1,5 +1,6 @@
 package io.txmsg.rocketmq;
 
+import io.txmsg.store.BrokenConnections;
 import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
@@ -47,11 +48,13 @@ public final class JdbcLocalTransactions implements LocalTransactions {
         result = work.run(c);
       } catch (Exception | Error e) {
         rollbackQuietly(c, e);
+        BrokenConnections.evictIfBroken(dataSource, c, e);
         throw new WorkFailedException(e);
       }
       try {
         c.commit();
       } catch (SQLException e) {
+        BrokenConnections.evictIfBroken(dataSource, c, e);
         throw new CommitFailedException(e);
       }
       return result;
