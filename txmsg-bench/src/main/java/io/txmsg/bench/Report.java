@@ -107,6 +107,11 @@ final class Report {
     return String.format(Locale.ROOT, "%.2f", v);
   }
 
+  /** A count with thousands separators: 10,000,000. */
+  static String count(long n) {
+    return String.format(Locale.ROOT, "%,d", n);
+  }
+
   static String ms(double v) {
     if (Double.isNaN(v)) {
       return "–";

@@ -19,6 +19,7 @@ import io.txmsg.rocketmq.TxMessagingSettings;
 import io.txmsg.store.Archiver;
 import io.txmsg.store.SchemaInstaller;
 import io.txmsg.store.TxmsgStore;
+import io.txmsg.testkit.TempDirectories;
 import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import java.lang.management.ManagementFactory;
@@ -986,7 +987,7 @@ final class Sections {
               new TxMessagingSettings().storeId("bench").endpoints("unused:1").topics("t"));
       long filled = 0;
       String old = b.sql.daysAgo(1);
-      Map<Long, double[]> res = new LinkedHashMap<>();
+      Map<Long, CheckbackPoint> res = new LinkedHashMap<>();
       for (long size : b.opt.checkbackSizes) {
         long t0 = System.nanoTime();
         long chunk = 1_000_000;
@@ -1035,20 +1036,28 @@ final class Sections {
           r50.add(Stats.percentileMillis(recent, 0.5));
           r99.add(Stats.percentileMillis(recent, 0.99));
         }
-        double[] r = {
-          Stats.median(p50),
-          Stats.median(p99),
-          Stats.median(j50),
-          Stats.median(j99),
-          fillSecs,
-          Stats.median(r50),
-          Stats.median(r99)
-        };
+        CheckbackPoint r =
+            new CheckbackPoint(
+                Stats.median(p50),
+                Stats.median(p99),
+                Stats.median(j50),
+                Stats.median(j99),
+                Stats.median(r50),
+                Stats.median(r99),
+                fillSecs);
         res.put(size, r);
         progress(
             "  %,11d rows: attempt path p50 %.3f p99 %.3f ms | journal path p50 %.3f p99 %.3f ms"
                 + " | newest %,d: p50 %.3f p99 %.3f ms (fill %.0f s)",
-            size, r[0], r[1], r[2], r[3], RECENT, r[5], r[6], r[4]);
+            size,
+            r.attemptP50(),
+            r.attemptP99(),
+            r.journalP50(),
+            r.journalP99(),
+            RECENT,
+            r.newestP50(),
+            r.newestP99(),
+            r.fillSeconds());
       }
       Report rep = b.report;
       rep.h2("4. Check-back: resolver latency by table size");
@@ -1060,7 +1069,7 @@ final class Sections {
               + " event id. 3000 keys per round drawn uniformly from all N rows (the worst case:"
               + " most of them cold once the table outgrows the database's cache), and 3000 from"
               + " the newest "
-              + String.format(java.util.Locale.ROOT, "%,d", RECENT)
+              + Report.count(RECENT)
               + " rows (attempt path), which is what the broker asks about: half messages younger"
               + " than its check window. Medians of "
               + Math.max(3, b.opt.rounds)
@@ -1078,39 +1087,34 @@ final class Sections {
       res.forEach(
           (size, r) ->
               rep.row(
-                  String.format(java.util.Locale.ROOT, "%,d", size),
-                  Report.ms(r[0]),
-                  Report.ms(r[1]),
-                  Report.ms(r[2]),
-                  Report.ms(r[3]),
-                  Report.ms(r[5]),
-                  Report.ms(r[6]),
-                  Report.num(r[4])));
+                  Report.count(size),
+                  Report.ms(r.attemptP50()),
+                  Report.ms(r.attemptP99()),
+                  Report.ms(r.journalP50()),
+                  Report.ms(r.journalP99()),
+                  Report.ms(r.newestP50()),
+                  Report.ms(r.newestP99()),
+                  Report.num(r.fillSeconds())));
       rep.end();
       long smallest = b.opt.checkbackSizes[0];
       long largest = b.opt.checkbackSizes[b.opt.checkbackSizes.length - 1];
-      double ratio = res.get(largest)[1] / res.get(smallest)[1];
+      CheckbackPoint small = res.get(smallest);
+      CheckbackPoint large = res.get(largest);
+      String sizes = " at " + Report.count(largest) + " rows / at " + Report.count(smallest);
       rep.targetAtMost(
-          "check-back p99 at "
-              + String.format(java.util.Locale.ROOT, "%,d", largest)
-              + " rows / at "
-              + String.format(java.util.Locale.ROOT, "%,d", smallest),
-          ratio,
+          "check-back p99" + sizes,
+          large.attemptP99() / small.attemptP99(),
           2.0,
-          Report.ms(res.get(largest)[1])
+          Report.ms(large.attemptP99())
               + " vs "
-              + Report.ms(res.get(smallest)[1])
-              + " ms"
+              + Report.ms(small.attemptP99())
               + " ms, uniform keys"
               + (largest < 10_000_000 ? " (10^7 not run here, see below)" : ""));
       rep.targetAtMost(
-          "check-back p99, newest rows, at "
-              + String.format(java.util.Locale.ROOT, "%,d", largest)
-              + " rows / at "
-              + String.format(java.util.Locale.ROOT, "%,d", smallest),
-          res.get(largest)[6] / res.get(smallest)[6],
+          "check-back p99, newest rows," + sizes,
+          large.newestP99() / small.newestP99(),
           2.0,
-          Report.ms(res.get(largest)[6]) + " vs " + Report.ms(res.get(smallest)[6]) + " ms");
+          Report.ms(large.newestP99()) + " vs " + Report.ms(small.newestP99()) + " ms");
       if (largest < 10_000_000) {
         rep.p(
             "10^7 rows were not run here (`--checkback-sizes`); the default is"
@@ -1121,21 +1125,23 @@ final class Sections {
         f.close();
       }
       if (h2Dir != null) {
-        deleteTree(h2Dir);
-      }
-    }
-  }
-
-  private static void deleteTree(Path dir) throws java.io.IOException {
-    try (var paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
+        TempDirectories.deleteRecursively(h2Dir);
       }
     }
   }
 
   /** Check-backs of the newest rows: a separate column, the broker's real access pattern. */
   private static final long RECENT = 10_000;
+
+  /** Medians, in ms, of one table size; uniform keys (attempt and journal path) and newest rows. */
+  private record CheckbackPoint(
+      double attemptP50,
+      double attemptP99,
+      double journalP50,
+      double journalP99,
+      double newestP50,
+      double newestP99,
+      double fillSeconds) {}
 
   /** Resolves {@code count} random keys of the rows {@code from..to}; sorted nanoseconds. */
   private long[] lookups(

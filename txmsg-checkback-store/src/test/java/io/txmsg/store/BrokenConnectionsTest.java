@@ -19,12 +19,7 @@ class BrokenConnectionsTest {
   @Test
   void aKilledSessionIsEvictedSoTheNextBorrowGetsAWorkingConnection() throws Exception {
     String url = "jdbc:h2:mem:broken-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
-    HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(url);
-    config.setUsername("sa");
-    config.setPassword("");
-    config.setMaximumPoolSize(1);
-    try (HikariDataSource pool = new HikariDataSource(config);
+    try (HikariDataSource pool = poolOfOne(url);
         Connection admin = DriverManager.getConnection(url, "sa", "")) {
       int killed;
       try (Connection c = pool.getConnection()) {
@@ -51,12 +46,7 @@ class BrokenConnectionsTest {
   @Test
   void aBusinessFailureLeavesTheConnectionInThePool() throws Exception {
     String url = "jdbc:h2:mem:healthy-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
-    HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(url);
-    config.setUsername("sa");
-    config.setPassword("");
-    config.setMaximumPoolSize(1);
-    try (HikariDataSource pool = new HikariDataSource(config)) {
+    try (HikariDataSource pool = poolOfOne(url)) {
       int first;
       try (Connection c = pool.getConnection()) {
         first = sessionId(c);
@@ -69,6 +59,15 @@ class BrokenConnectionsTest {
         assertThat(sessionId(again)).as("same healthy session reused").isEqualTo(first);
       }
     }
+  }
+
+  private static HikariDataSource poolOfOne(String url) {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(url);
+    config.setUsername("sa");
+    config.setPassword("");
+    config.setMaximumPoolSize(1);
+    return new HikariDataSource(config);
   }
 
   private static int sessionId(Connection c) throws SQLException {

@@ -6,6 +6,7 @@ import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.api.consumer.ConsumerInterceptor;
 import io.txmsg.consumer.TxConsumers;
 import io.txmsg.store.SchemaInstaller;
+import io.txmsg.testkit.TempDirectories;
 import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
@@ -331,9 +332,7 @@ final class World implements AutoCloseable {
     if (h2 != null) {
       h2.stop();
       h2Keeper.close();
-      try (var files = Files.walk(h2Dir)) {
-        files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-      }
+      TempDirectories.deleteRecursively(h2Dir);
     }
     if (fixture != null) {
       fixture.close();

@@ -1,5 +1,6 @@
 package io.txmsg.testkit.rocketmq;
 
+import io.txmsg.testkit.TempDirectories;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -18,7 +19,6 @@ import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -266,7 +266,7 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
       closed = true;
       RUNNING.remove(this);
       kill(node);
-      deleteRecursively(tempDir);
+      TempDirectories.deleteRecursively(tempDir);
     }
   }
 
@@ -374,7 +374,7 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
       dirs.filter(d -> d.getFileName().toString().startsWith(TEMP_DIR_PREFIX))
           .filter(d -> Files.isRegularFile(d.resolve(OWNER_FILE)))
           .filter(EmbeddedRocketMQ::ownerIsGone)
-          .forEach(EmbeddedRocketMQ::deleteRecursively);
+          .forEach(TempDirectories::deleteRecursively);
     } catch (IOException | RuntimeException e) {
       // best effort only
     }
@@ -580,33 +580,6 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new EmbeddedRocketMQException("interrupted", ie);
           }
-        }
-      }
-    }
-  }
-
-  private static void deleteRecursively(Path dir) {
-    for (int attempt = 0; attempt < 5 && Files.exists(dir); attempt++) {
-      try (Stream<Path> paths = Files.walk(dir)) {
-        paths
-            .sorted(Comparator.reverseOrder())
-            .forEach(
-                p -> {
-                  try {
-                    Files.deleteIfExists(p);
-                  } catch (IOException e) {
-                    // retried below
-                  }
-                });
-      } catch (IOException | UncheckedIOException e) {
-        // retried below
-      }
-      if (Files.exists(dir)) {
-        try {
-          Thread.sleep(100);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return;
         }
       }
     }
