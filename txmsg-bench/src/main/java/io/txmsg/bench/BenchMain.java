@@ -6,12 +6,13 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.txmsg.api.DeliveryConfirmation;
 import io.txmsg.api.ProducerInterceptor;
 import io.txmsg.api.TxMessage;
-import io.txmsg.rocketmq.TxMessaging;
-import io.txmsg.rocketmq.TxMessagingSettings;
+import io.txmsg.producer.TxProducer;
+import io.txmsg.producer.TxProducerSettings;
 import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.rocketmq.TopicType;
+import io.txmsg.transport.BrokerConnection;
 import java.io.InputStream;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
@@ -51,12 +52,12 @@ public final class BenchMain {
   EmbeddedRocketMQ mq;
   ClientServiceProvider provider = ClientServiceProvider.loadService();
   ClientConfiguration clientConfig;
-  TxMessaging txmsg;
+  TxProducer txmsg;
   SpringChild spring;
   final String run = UUID.randomUUID().toString().substring(0, 6);
   final String txTopic = "bench-tx-" + run;
   final String ackTopic = "bench-proxyack-" + run;
-  TxMessaging txmsgProxyAck;
+  TxProducer txmsgProxyAck;
   final String e2eTopic = "bench-e2e-" + run;
   final String rawTopic = "bench-raw-" + run;
   final String brokerTopic = "bench-broker-" + run;
@@ -119,11 +120,11 @@ public final class BenchMain {
     Sql.exec(ds, sql.rawJournalTable());
     Sql.exec(ds, sql.creditTable());
     txmsg =
-        TxMessaging.builder()
+        TxProducer.builder()
             .dataSource(ds)
             .settings(
-                new TxMessagingSettings()
-                    .endpoints(mq.grpcEndpoint())
+                new TxProducerSettings()
+                    .connection(BrokerConnection.endpoints(mq.grpcEndpoint()))
                     .topics(txTopic, e2eTopic)
                     .storeId("bench")
                     .autoCreateSchema(true)
@@ -142,11 +143,11 @@ public final class BenchMain {
             .build();
     // The same producer with PROXY_ACK confirmation (no confirm consumer): a diagnostic variant.
     txmsgProxyAck =
-        TxMessaging.builder()
+        TxProducer.builder()
             .dataSource(ds)
             .settings(
-                new TxMessagingSettings()
-                    .endpoints(mq.grpcEndpoint())
+                new TxProducerSettings()
+                    .connection(BrokerConnection.endpoints(mq.grpcEndpoint()))
                     .topics(ackTopic)
                     .storeId("bench-proxyack")
                     .confirmation(DeliveryConfirmation.PROXY_ACK)

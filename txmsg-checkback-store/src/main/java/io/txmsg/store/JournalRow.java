@@ -1,9 +1,11 @@
 package io.txmsg.store;
 
+import io.txmsg.transport.EnvelopeSource;
 import java.time.Instant;
+import java.util.Map;
 
 /** One row of the journal table; column names in snake case map to these fields. */
-public class JournalRow {
+public class JournalRow implements EnvelopeSource {
   private String eventId;
   private String attemptId;
   private String storeId;
@@ -152,6 +154,12 @@ public class JournalRow {
 
   public void setContentType(String contentType) {
     this.contentType = contentType;
+  }
+
+  /** The application headers decoded from the {@code headers} column. */
+  @Override
+  public Map<String, String> headerMap() {
+    return HeadersCodec.decode(headers);
   }
 
   public String getHeaders() {

@@ -1,5 +1,6 @@
 package io.txmsg.store;
 
+import io.txmsg.api.InvalidSettingsException;
 import java.util.regex.Pattern;
 
 /**
@@ -17,12 +18,13 @@ public final class TablePrefix {
 
   /**
    * @return the prefix, unchanged
-   * @throws IllegalArgumentException when it could be anything but a plain identifier prefix
+   * @throws InvalidSettingsException when it could be anything but a plain identifier prefix
    */
   public static String validate(String prefix) {
     if (prefix == null || !VALID.matcher(prefix).matches()) {
-      throw new IllegalArgumentException(
-          "tablePrefix must match [a-z][a-z0-9_]{0,23} (it becomes part of table names), was '"
+      throw new InvalidSettingsException(
+          "tablePrefix",
+          "must match [a-z][a-z0-9_]{0,23} (it becomes part of table names), was '"
               + prefix
               + "'");
     }

@@ -9,12 +9,13 @@ import io.txmsg.consumer.ConsumerGroupConfig;
 import io.txmsg.consumer.HandlerDefinition;
 import io.txmsg.consumer.TxConsumerSettings;
 import io.txmsg.consumer.TxConsumers;
-import io.txmsg.rocketmq.TxMessaging;
-import io.txmsg.rocketmq.TxMessagingSettings;
+import io.txmsg.producer.TxProducer;
+import io.txmsg.producer.TxProducerSettings;
 import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.rocketmq.TopicType;
+import io.txmsg.transport.BrokerConnection;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -61,12 +62,12 @@ class OperationsTest {
           Statement s = c.createStatement()) {
         s.execute("CREATE TABLE payment (id VARCHAR(64) PRIMARY KEY, amount INT NOT NULL)");
       }
-      try (TxMessaging producer =
-              TxMessaging.builder()
+      try (TxProducer producer =
+              TxProducer.builder()
                   .dataSource(db.dataSource())
                   .settings(
-                      new TxMessagingSettings()
-                          .endpoints(mq.grpcEndpoint())
+                      new TxProducerSettings()
+                          .connection(BrokerConnection.endpoints(mq.grpcEndpoint()))
                           .topics(topic)
                           .storeId("ops-" + kind.id())
                           .autoCreateSchema(true))
@@ -76,7 +77,7 @@ class OperationsTest {
                   .dataSource(db.dataSource())
                   .settings(
                       new TxConsumerSettings()
-                          .endpoints(mq.grpcEndpoint())
+                          .connection(BrokerConnection.endpoints(mq.grpcEndpoint()))
                           .replayWorker(true, Duration.ofMillis(200))
                           .group(ConsumerGroupConfig.of(points).subscribe(topic))
                           .group(ConsumerGroupConfig.of(audit).subscribe(topic)))
@@ -221,12 +222,12 @@ class OperationsTest {
           Statement s = c.createStatement()) {
         s.execute("CREATE TABLE payment (id VARCHAR(64) PRIMARY KEY, amount INT NOT NULL)");
       }
-      try (TxMessaging producer =
-              TxMessaging.builder()
+      try (TxProducer producer =
+              TxProducer.builder()
                   .dataSource(db.dataSource())
                   .settings(
-                      new TxMessagingSettings()
-                          .endpoints(mq.grpcEndpoint())
+                      new TxProducerSettings()
+                          .connection(BrokerConnection.endpoints(mq.grpcEndpoint()))
                           .topics(topic)
                           .storeId("rq-" + kind.id())
                           .reconcileInterval(Duration.ofMillis(200))
@@ -237,7 +238,7 @@ class OperationsTest {
                   .dataSource(db.dataSource())
                   .settings(
                       new TxConsumerSettings()
-                          .endpoints(mq.grpcEndpoint())
+                          .connection(BrokerConnection.endpoints(mq.grpcEndpoint()))
                           .group(ConsumerGroupConfig.of(points).subscribe(topic)))
                   .handler(
                       HandlerDefinition.of(

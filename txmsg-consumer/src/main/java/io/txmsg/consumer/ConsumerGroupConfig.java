@@ -1,5 +1,6 @@
 package io.txmsg.consumer;
 
+import io.txmsg.api.InvalidSettingsException;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -23,7 +24,8 @@ public final class ConsumerGroupConfig {
 
   private ConsumerGroupConfig(String name) {
     if (name == null || name.isBlank() || name.length() > 64) {
-      throw new IllegalArgumentException("consumer group name must be 1..64 characters: " + name);
+      throw new InvalidSettingsException(
+          "groups[" + name + "].name", "must be 1..64 characters");
     }
     this.name = name;
   }
@@ -58,10 +60,20 @@ public final class ConsumerGroupConfig {
   /** Deliveries of an event without a local handler before it is parked as NO_HANDLER. */
   public ConsumerGroupConfig maxAttempts(int attempts) {
     if (attempts < 1) {
-      throw new IllegalArgumentException("maxAttempts must be >= 1");
+      throw new InvalidSettingsException("groups[" + name + "].maxAttempts", "must be >= 1");
     }
     this.maxAttempts = attempts;
     return this;
+  }
+
+  /** A copy the running consumers keep (later changes to this one do not reach them). */
+  ConsumerGroupConfig copy() {
+    ConsumerGroupConfig c = new ConsumerGroupConfig(name);
+    c.subscriptions.putAll(subscriptions);
+    c.ignoredEventTypes.addAll(ignoredEventTypes);
+    c.consumptionThreads = consumptionThreads;
+    c.maxAttempts = maxAttempts;
+    return c;
   }
 
   public String name() {

@@ -1,89 +1,31 @@
 package io.txmsg.consumer;
 
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
-import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.txmsg.api.consumer.ConsumeOutcome;
-import java.time.Duration;
 import java.time.Instant;
-import java.util.Locale;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
 /**
- * The consumer's meters (DESIGN.md section 5): {@code txmsg.consume} (group, event_type, outcome),
- * {@code txmsg.consume.latency} and {@code txmsg.consume.age} (group), {@code txmsg.version.gap}
- * (group), {@code txmsg.replay} (result). Never an eventId or business key as a tag; meters are
- * cached per tag combination.
+ * Where the consumer runtime reports what it does; {@link #NONE} by default. The Micrometer
+ * implementation ({@link io.txmsg.consumer.micrometer.MicrometerConsumerMetrics}) records the
+ * meters listed in docs/architecture.md ("Metrics"); micrometer-core is an optional dependency,
+ * needed only for it. Implementations must be thread-safe and must not throw.
  */
-final class ConsumerMetrics {
-  private final MeterRegistry registry;
-  private final Map<String, Counter> counters = new ConcurrentHashMap<>();
-  private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+public interface ConsumerMetrics {
+  /** Records nothing. */
+  ConsumerMetrics NONE = new ConsumerMetrics() {};
 
-  ConsumerMetrics(MeterRegistry registry) {
-    this.registry = registry == null ? new CompositeMeterRegistry() : registry;
-  }
+  /**
+   * One delivery processed.
+   *
+   * @param eventType null when the message had no readable envelope
+   * @param nanos time spent processing it
+   * @param originTime when the event was committed (null when unknown)
+   */
+  default void consumed(
+      String group, String eventType, ConsumeOutcome outcome, long nanos, Instant originTime) {}
 
-  void consumed(
-      String group, String eventType, ConsumeOutcome outcome, long nanos, Instant originTime) {
-    String type = eventType == null ? "unknown" : eventType;
-    String result = outcome.name().toLowerCase(Locale.ROOT);
-    counters
-        .computeIfAbsent(
-            "consume|" + group + "|" + type + "|" + result,
-            k ->
-                Counter.builder("txmsg.consume")
-                    .description("Deliveries by outcome")
-                    .tag("group", group)
-                    .tag("event_type", type)
-                    .tag("outcome", result)
-                    .register(registry))
-        .increment();
-    timer("txmsg.consume.latency", group, "Time to process one delivery")
-        .record(nanos, TimeUnit.NANOSECONDS);
-    if (originTime != null) {
-      Duration age = Duration.between(originTime, Instant.now());
-      timer("txmsg.consume.age", group, "Now minus the event's commit time at delivery")
-          .record(age.isNegative() ? Duration.ZERO : age);
-    }
-  }
+  /** A delivery was held back by a version gap. */
+  default void gap(String group) {}
 
-  void gap(String group) {
-    counters
-        .computeIfAbsent(
-            "gap|" + group,
-            k ->
-                Counter.builder("txmsg.version.gap")
-                    .description("Deliveries held back by a version gap")
-                    .tag("group", group)
-                    .register(registry))
-        .increment();
-  }
-
-  void replay(ReplayResult.Status status) {
-    String result = status.name().toLowerCase(Locale.ROOT);
-    counters
-        .computeIfAbsent(
-            "replay|" + result,
-            k ->
-                Counter.builder("txmsg.replay")
-                    .description("Replayed dead letters by result")
-                    .tag("result", result)
-                    .register(registry))
-        .increment();
-  }
-
-  private Timer timer(String name, String group, String description) {
-    return timers.computeIfAbsent(
-        name + "|" + group,
-        k ->
-            Timer.builder(name)
-                .description(description)
-                .tag("group", group)
-                .publishPercentileHistogram()
-                .register(registry));
-  }
+  /** One replayed dead letter. */
+  default void replay(ReplayResult.Status status) {}
 }

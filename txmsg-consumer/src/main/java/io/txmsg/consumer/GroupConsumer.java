@@ -3,27 +3,27 @@ package io.txmsg.consumer;
 import io.txmsg.api.consumer.ConsumeListener;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.api.consumer.ConsumerInterceptor;
-import java.lang.reflect.Method;
+import io.txmsg.transport.DeliveryHandler;
+import io.txmsg.transport.EnvelopeCodec;
+import io.txmsg.transport.InboundMessage;
+import io.txmsg.transport.IncomingEvent;
+import io.txmsg.transport.MalformedEventException;
+import io.txmsg.transport.Subscription;
+import io.txmsg.transport.SubscriptionSpec;
+import io.txmsg.transport.Transport;
+import io.txmsg.transport.Verdict;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
-import org.apache.rocketmq.client.apis.ClientConfiguration;
-import org.apache.rocketmq.client.apis.ClientServiceProvider;
-import org.apache.rocketmq.client.apis.consumer.ConsumeResult;
-import org.apache.rocketmq.client.apis.consumer.FilterExpression;
-import org.apache.rocketmq.client.apis.consumer.FilterExpressionType;
-import org.apache.rocketmq.client.apis.consumer.PushConsumer;
-import org.apache.rocketmq.client.apis.message.MessageView;
-import org.apache.rocketmq.client.java.retry.RetryPolicy;
+import java.util.OptionalInt;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One RocketMQ PushConsumer per consumer group, routing by event type to the group's handlers. Acks
- * (SUCCESS) only after the outcome is durable; RETRY becomes FAILURE, which makes the broker
- * redeliver after the group's backoff.
+ * One transport subscription per consumer group, routing by event type to the group's handlers.
+ * Answers ACK only after the outcome is durable; RETRY makes the broker redeliver after the group's
+ * backoff.
  */
-final class GroupConsumer implements AutoCloseable {
+final class GroupConsumer implements DeliveryHandler, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(GroupConsumer.class);
 
   private final ConsumerGroupConfig config;
@@ -33,7 +33,7 @@ final class GroupConsumer implements AutoCloseable {
   private final ConsumerInterceptor interceptor;
   private final ConsumerMetrics metrics;
   private volatile int brokerMaxAttempts = Integer.MAX_VALUE;
-  private PushConsumer consumer;
+  private Subscription subscription;
 
   GroupConsumer(
       ConsumerGroupConfig config,
@@ -50,49 +50,27 @@ final class GroupConsumer implements AutoCloseable {
     this.interceptor = interceptor;
   }
 
-  void start(
-      ClientServiceProvider provider,
-      ClientConfiguration clientConfig,
-      int threads,
-      Duration retryPolicyWait)
-      throws Exception {
-    Map<String, FilterExpression> subscriptions = new HashMap<>();
-    config
-        .subscriptions()
-        .forEach(
-            (t, tag) -> subscriptions.put(t, new FilterExpression(tag, FilterExpressionType.TAG)));
-    consumer =
-        provider
-            .newPushConsumerBuilder()
-            .setClientConfiguration(clientConfig)
-            .setConsumerGroup(config.name())
-            .setSubscriptionExpressions(subscriptions)
-            .setConsumptionThreadCount(threads)
-            .setMessageListener(this::onMessage)
-            .build();
+  void start(Transport transport, int threads, Duration retryPolicyWait) throws InterruptedException {
+    subscription =
+        transport.subscribe(new SubscriptionSpec(config.name(), config.subscriptions(), threads), this);
     checkRetryPolicy(retryPolicyWait);
   }
 
   /**
    * Reads the group's max delivery attempts announced by the broker and lowers every handler's park
    * threshold to it, so an event is parked (by txmsg, with its reason) before the broker would move
-   * it to %DLQ%.
+   * it to its dead-letter queue.
    */
   private void checkRetryPolicy(Duration wait) throws InterruptedException {
-    long until = System.nanoTime() + wait.toNanos();
-    RetryPolicy policy = retryPolicy();
-    while (policy == null && System.nanoTime() < until) {
-      Thread.sleep(50);
-      policy = retryPolicy();
-    }
-    if (policy == null) {
+    OptionalInt max = subscription.maxDeliveryAttempts(wait);
+    if (max.isEmpty()) {
       log.warn(
           "group={} broker retry policy unknown after {}: parking relies on handler maxAttempts;"
-              + " the %DLQ% drain catches anything the broker gives up on",
+              + " the dead-letter drain catches anything the broker gives up on",
           config.name(), wait);
       return;
     }
-    brokerMaxAttempts = policy.getMaxAttempts();
+    brokerMaxAttempts = max.getAsInt();
     for (ConsumePipeline.Route r : routes.values()) {
       if (r.definition().maxAttempts() > brokerMaxAttempts) {
         log.warn(
@@ -112,57 +90,43 @@ final class GroupConsumer implements AutoCloseable {
         brokerMaxAttempts);
   }
 
-  /**
-   * The retry policy the broker announced to the client (rocketmq-client-java keeps it on its
-   * package-private PushConsumerImpl; there is no public accessor in 5.1.0).
-   */
-  private RetryPolicy retryPolicy() {
-    try {
-      Method m = consumer.getClass().getMethod("getRetryPolicy");
-      m.setAccessible(true);
-      return (RetryPolicy) m.invoke(consumer);
-    } catch (ReflectiveOperationException | RuntimeException e) {
-      log.debug("retry policy not readable: {}", e.toString());
-      return null;
-    }
-  }
-
   int brokerMaxAttempts() {
     return brokerMaxAttempts;
   }
 
-  private ConsumeResult onMessage(MessageView view) {
+  @Override
+  public Verdict onMessage(InboundMessage view) {
     long start = System.nanoTime();
     ConsumeOutcome outcome;
     String eventId;
     String eventType;
     java.time.Instant born = null;
     try {
-      IncomingEvent e = Deliveries.decode(view);
+      IncomingEvent e = EnvelopeCodec.decode(view);
       eventId = e.eventId();
       eventType = e.eventType();
       born = e.originTime();
       outcome = route(e);
     } catch (MalformedEventException m) {
-      IncomingEvent p = Deliveries.placeholder(view);
+      IncomingEvent p = EnvelopeCodec.placeholder(view);
       eventId = p.eventId();
       eventType = p.eventType();
       outcome = pipeline.parking().park(config.name(), p, m.reason(), null, m.getMessage());
     } catch (RuntimeException | Error unexpected) {
       // A bug, not a verdict: log it loudly and let the broker redeliver.
       log.error(
-          "consume failed group={} messageId={}", config.name(), view.getMessageId(), unexpected);
-      return ConsumeResult.FAILURE;
+          "consume failed group={} messageId={}", config.name(), view.messageId(), unexpected);
+      return Verdict.RETRY;
     }
     metrics.consumed(config.name(), eventType, outcome, System.nanoTime() - start, born);
     listener.onOutcome(config.name(), eventType, eventId, outcome);
     if (outcome == ConsumeOutcome.RETRY) {
-      return ConsumeResult.FAILURE;
+      return Verdict.RETRY;
     }
     if (!interceptor.beforeAck(config.name(), eventId)) {
-      return ConsumeResult.FAILURE; // simulated crash between commit and ack
+      return Verdict.RETRY; // simulated crash between commit and ack
     }
-    return ConsumeResult.SUCCESS;
+    return Verdict.ACK;
   }
 
   private ConsumeOutcome route(IncomingEvent e) {
@@ -196,8 +160,8 @@ final class GroupConsumer implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
-    if (consumer != null) {
-      consumer.close();
+    if (subscription != null) {
+      subscription.close();
     }
   }
 }

@@ -3,6 +3,7 @@ package io.txmsg.consumer;
 import io.txmsg.api.consumer.ConsumeContext;
 import io.txmsg.store.CommandMapper;
 import io.txmsg.store.CommandRow;
+import io.txmsg.transport.IncomingEvent;
 import java.sql.Connection;
 import java.time.Instant;
 import java.util.Map;

@@ -1,6 +1,8 @@
 package io.txmsg.consumer;
 
+import io.txmsg.api.InvalidSettingsException;
 import io.txmsg.store.TablePrefix;
+import io.txmsg.transport.BrokerConnection;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -8,18 +10,17 @@ import java.util.Objects;
 
 /**
  * Settings of the consumer side, with the defaults an operator would pick. Consumer groups are
- * declared here ({@link #group}) so that their subscription is the same on every instance.
+ * declared here ({@link #group}) so that their subscription is the same on every instance. Setters
+ * and {@link TxConsumers.Builder#build()} fail with an {@link InvalidSettingsException} naming the
+ * setting; the running consumers read a sealed copy taken at build.
  */
-public final class TxConsumerSettings {
-  private String endpoints;
-  private String accessKey;
-  private String secretKey;
-  private Duration requestTimeout = Duration.ofSeconds(3);
+public final class TxConsumerSettings implements Cloneable {
+  private BrokerConnection connection = BrokerConnection.none();
   private String tablePrefix = TablePrefix.DEFAULT;
   private boolean autoCreateSchema = false;
   private Duration consumeLogRetention = Duration.ofDays(7);
   private Duration tooOldMargin = Duration.ofDays(1);
-  private final Map<String, ConsumerGroupConfig> groups = new LinkedHashMap<>();
+  private Map<String, ConsumerGroupConfig> groups = new LinkedHashMap<>();
   private int consumptionThreads = 8;
   private Duration commandPollInterval = Duration.ofMillis(500);
   private int commandBatchSize = 50;
@@ -32,31 +33,27 @@ public final class TxConsumerSettings {
   private Duration retryPolicyWait = Duration.ofSeconds(10);
   private boolean replayWorkerEnabled = true;
   private Duration replayPollInterval = Duration.ofSeconds(2);
+  private boolean sealed;
 
-  /** The RocketMQ proxy endpoints, e.g. {@code 127.0.0.1:8081}. Required. */
-  public TxConsumerSettings endpoints(String endpoints) {
-    this.endpoints = Objects.requireNonNull(endpoints, "endpoints");
-    return this;
-  }
-
-  public TxConsumerSettings credentials(String accessKey, String secretKey) {
-    this.accessKey = accessKey;
-    this.secretKey = secretKey;
-    return this;
-  }
-
-  public TxConsumerSettings requestTimeout(Duration timeout) {
-    this.requestTimeout = positive(timeout, "requestTimeout");
+  /**
+   * How to reach the broker (shared with the producer settings), e.g. {@code
+   * BrokerConnection.endpoints("127.0.0.1:8081")}; required unless the builder is given a transport.
+   */
+  public TxConsumerSettings connection(BrokerConnection connection) {
+    checkNotSealed();
+    this.connection = connection;
     return this;
   }
 
   public TxConsumerSettings tablePrefix(String prefix) {
+    checkNotSealed();
     this.tablePrefix = TablePrefix.validate(prefix);
     return this;
   }
 
   /** Create the txmsg tables at startup when missing (tests, demos); off in production. */
   public TxConsumerSettings autoCreateSchema(boolean create) {
+    checkNotSealed();
     this.autoCreateSchema = create;
     return this;
   }
@@ -67,52 +64,61 @@ public final class TxConsumerSettings {
    * archived, so a duplicate could no longer be recognised.
    */
   public TxConsumerSettings consumeLogRetention(Duration retention) {
+    checkNotSealed();
     this.consumeLogRetention = positive(retention, "consumeLogRetention");
     return this;
   }
 
   public TxConsumerSettings tooOldMargin(Duration margin) {
+    checkNotSealed();
     this.tooOldMargin = Objects.requireNonNull(margin, "tooOldMargin");
     return this;
   }
 
   /** Declares a consumer group: its topics, filter and ignored event types. */
   public TxConsumerSettings group(ConsumerGroupConfig group) {
+    checkNotSealed();
     groups.put(group.name(), group);
     return this;
   }
 
   /** Consumption threads of a group whose configuration does not say. */
   public TxConsumerSettings consumptionThreads(int threads) {
+    checkNotSealed();
     if (threads < 1) {
-      throw new IllegalArgumentException("consumptionThreads must be >= 1");
+      throw new InvalidSettingsException("consumptionThreads", "must be >= 1");
     }
     this.consumptionThreads = threads;
     return this;
   }
 
   public TxConsumerSettings commandPollInterval(Duration interval) {
+    checkNotSealed();
     this.commandPollInterval = positive(interval, "commandPollInterval");
     return this;
   }
 
   public TxConsumerSettings commandBatchSize(int size) {
+    checkNotSealed();
     this.commandBatchSize = size;
     return this;
   }
 
   /** How long a claimed command belongs to one dispatcher before another may take it over. */
   public TxConsumerSettings commandLease(Duration lease) {
+    checkNotSealed();
     this.commandLease = positive(lease, "commandLease");
     return this;
   }
 
   public TxConsumerSettings commandMaxAttempts(int attempts) {
+    checkNotSealed();
     this.commandMaxAttempts = attempts;
     return this;
   }
 
   public TxConsumerSettings commandBackoff(Duration initial, Duration max) {
+    checkNotSealed();
     this.commandBackoffInitial = positive(initial, "commandBackoffInitial");
     this.commandBackoffMax = positive(max, "commandBackoffMax");
     return this;
@@ -120,6 +126,7 @@ public final class TxConsumerSettings {
 
   /** Drain {@code %DLQ%<group>} into the dead-letter table (reason BROKER_DLQ). On by default. */
   public TxConsumerSettings dlqDrain(boolean enabled, Duration retryInterval) {
+    checkNotSealed();
     this.dlqDrainEnabled = enabled;
     this.dlqDrainRetryInterval = positive(retryInterval, "dlqDrainRetryInterval");
     return this;
@@ -127,6 +134,7 @@ public final class TxConsumerSettings {
 
   /** How long startup waits for the broker to announce a group's retry policy. */
   public TxConsumerSettings retryPolicyWait(Duration wait) {
+    checkNotSealed();
     this.retryPolicyWait = positive(wait, "retryPolicyWait");
     return this;
   }
@@ -136,6 +144,7 @@ public final class TxConsumerSettings {
    * every {@code pollInterval}. On by default; one instance of a group claims each request.
    */
   public TxConsumerSettings replayWorker(boolean enabled, Duration pollInterval) {
+    checkNotSealed();
     this.replayWorkerEnabled = enabled;
     this.replayPollInterval = positive(pollInterval, "replayPollInterval");
     return this;
@@ -149,39 +158,60 @@ public final class TxConsumerSettings {
     return replayPollInterval;
   }
 
-  void validate() {
-    if (endpoints == null || endpoints.isBlank()) {
-      throw new IllegalArgumentException("endpoints is required (the RocketMQ proxy address)");
+  /** Checks every setting; the exception names the first bad one. */
+  public void validate() {
+    if (connection == null) {
+      throw new InvalidSettingsException("connection", "is required");
     }
     if (tooOldMargin.compareTo(consumeLogRetention) >= 0) {
-      throw new IllegalArgumentException("tooOldMargin must be shorter than consumeLogRetention");
+      throw new InvalidSettingsException("tooOldMargin", "must be shorter than consumeLogRetention");
     }
-    if (commandBatchSize < 1 || commandMaxAttempts < 1) {
-      throw new IllegalArgumentException("commandBatchSize and commandMaxAttempts must be >= 1");
+    if (commandBatchSize < 1) {
+      throw new InvalidSettingsException("commandBatchSize", "must be >= 1");
+    }
+    if (commandMaxAttempts < 1) {
+      throw new InvalidSettingsException("commandMaxAttempts", "must be >= 1");
     }
   }
 
   private static Duration positive(Duration d, String name) {
     if (d == null || d.isNegative() || d.isZero()) {
-      throw new IllegalArgumentException(name + " must be a positive duration, got " + d);
+      throw new InvalidSettingsException(name, "must be a positive duration, got " + d);
     }
     return d;
   }
 
-  public String endpoints() {
-    return endpoints;
+  private void checkNotSealed() {
+    if (sealed) {
+      throw new IllegalStateException(
+          "these TxConsumerSettings belong to running consumers and cannot change; configure a new"
+              + " TxConsumerSettings before build()");
+    }
   }
 
-  public String accessKey() {
-    return accessKey;
+  /** A validated copy that refuses changes (its groups copied too): what running consumers read. */
+  TxConsumerSettings sealedCopy() {
+    validate();
+    TxConsumerSettings c = copy();
+    c.sealed = true;
+    return c;
   }
 
-  public String secretKey() {
-    return secretKey;
+  /** An unsealed deep copy, e.g. to configure a second application like this one. */
+  public TxConsumerSettings copy() {
+    try {
+      TxConsumerSettings c = (TxConsumerSettings) super.clone();
+      c.groups = new LinkedHashMap<>();
+      groups.forEach((name, g) -> c.groups.put(name, g.copy()));
+      c.sealed = false;
+      return c;
+    } catch (CloneNotSupportedException e) {
+      throw new AssertionError(e);
+    }
   }
 
-  public Duration requestTimeout() {
-    return requestTimeout;
+  public BrokerConnection connection() {
+    return connection;
   }
 
   public String tablePrefix() {
@@ -252,8 +282,8 @@ public final class TxConsumerSettings {
   @Override
   public String toString() {
     // No secret key here: settings end up in logs.
-    return "TxConsumerSettings{endpoints="
-        + endpoints
+    return "TxConsumerSettings{"
+        + connection
         + ", tablePrefix="
         + tablePrefix
         + ", groups="

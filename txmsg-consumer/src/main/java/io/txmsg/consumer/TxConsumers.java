@@ -1,22 +1,29 @@
 package io.txmsg.consumer;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.txmsg.api.InvalidSettingsException;
 import io.txmsg.api.PayloadSerializer;
 import io.txmsg.api.consumer.CommandExecutor;
 import io.txmsg.api.consumer.ConsumeListener;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.api.consumer.ConsumerInterceptor;
-import io.txmsg.rocketmq.HeadersCodec;
-import io.txmsg.rocketmq.JdbcLocalTransactions;
-import io.txmsg.rocketmq.JsonPayloadSerializer;
-import io.txmsg.rocketmq.LocalTransactions;
+import io.txmsg.consumer.micrometer.MicrometerConsumerMetrics;
 import io.txmsg.store.ConsumeLogMapper;
 import io.txmsg.store.ConsumeLogRow;
 import io.txmsg.store.DeadLetterMapper;
 import io.txmsg.store.DeadLetterRow;
+import io.txmsg.store.HeadersCodec;
+import io.txmsg.store.JdbcLocalTransactions;
+import io.txmsg.store.JsonPayloadSerializer;
+import io.txmsg.store.LocalTransactions;
 import io.txmsg.store.SchemaInstaller;
 import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
+import io.txmsg.transport.EnvelopeCodec;
+import io.txmsg.transport.IncomingEvent;
+import io.txmsg.transport.MalformedEventException;
+import io.txmsg.transport.Transport;
+import io.txmsg.transport.Transports;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -27,21 +34,18 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import javax.sql.DataSource;
-import org.apache.rocketmq.client.apis.ClientConfiguration;
-import org.apache.rocketmq.client.apis.ClientConfigurationBuilder;
-import org.apache.rocketmq.client.apis.ClientServiceProvider;
-import org.apache.rocketmq.client.apis.StaticSessionCredentialsProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The txmsg consumer side without Spring: the handlers of one business database, one RocketMQ
- * PushConsumer per consumer group, the %DLQ% drains and the command dispatcher.
+ * The txmsg consumer runtime without Spring: the handlers of one business database, one transport
+ * subscription per consumer group, the dead-letter drains, the replay worker and the command
+ * dispatcher.
  *
  * <pre>{@code
  * TxConsumers consumers = TxConsumers.builder()
  *     .dataSource(dataSource)
- *     .settings(new TxConsumerSettings().endpoints("127.0.0.1:8081")
+ *     .settings(new TxConsumerSettings().connection(BrokerConnection.endpoints("127.0.0.1:8081"))
  *         .group(ConsumerGroupConfig.of("points").subscribe("payment")))
  *     .handler(HandlerDefinition.of("points", "payment", "PaymentSucceeded",
  *         PaymentSucceeded.class, (event, ctx) -> credit(ctx.connection(), event)))
@@ -49,8 +53,9 @@ import org.slf4j.LoggerFactory;
  * consumers.close();
  * }</pre>
  *
- * <p>Startup errors (a second handler for the same group and event type, a handler topic the group
- * does not subscribe) are {@link IllegalStateException}s thrown by {@link Builder#build()}.
+ * <p>Startup errors (a bad setting, a second handler for the same group and event type, a handler
+ * topic the group does not subscribe) are {@link InvalidSettingsException}s thrown by {@link
+ * Builder#build()} before anything starts.
  */
 public final class TxConsumers implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(TxConsumers.class);
@@ -64,9 +69,10 @@ public final class TxConsumers implements AutoCloseable {
   private final CommandDispatcher dispatcher;
   private final ConsumeListener listener;
   private final Map<String, GroupConsumer> groupConsumers = new LinkedHashMap<>();
+  private final Transport transport;
+  private final boolean ownsTransport;
 
-  private TxConsumers(Builder b) throws Exception {
-    TxConsumerSettings s = b.settings;
+  private TxConsumers(Builder b, TxConsumerSettings s) {
     if (s.autoCreateSchema()) {
       SchemaInstaller.installIfMissing(b.dataSource, s.tablePrefix());
     }
@@ -78,7 +84,7 @@ public final class TxConsumers implements AutoCloseable {
     this.dispatcher = new CommandDispatcher(storeTx, Map.copyOf(b.executors), s);
     LocalTransactions tx =
         b.transactions != null ? b.transactions : new JdbcLocalTransactions(b.dataSource);
-    ConsumerMetrics metrics = new ConsumerMetrics(b.meterRegistry);
+    ConsumerMetrics metrics = b.metrics;
     this.pipeline =
         new ConsumePipeline(
             store, storeTx, tx, b.serializer, s.maxEventAge(), dispatcher::signal, metrics);
@@ -90,21 +96,21 @@ public final class TxConsumers implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
+    this.ownsTransport = b.transport == null;
+    this.transport = ownsTransport ? Transports.open(s.connection()) : b.transport;
     try {
       dispatcher.start();
-      ClientServiceProvider provider = ClientServiceProvider.loadService();
-      ClientConfiguration config = clientConfiguration(s);
       for (ConsumerGroupConfig g : groups.values()) {
         Map<String, ConsumePipeline.Route> groupRoutes = routes.getOrDefault(g.name(), Map.of());
         GroupConsumer gc =
             new GroupConsumer(g, groupRoutes, pipeline, listener, b.interceptor, metrics);
         closeables.add(gc);
-        gc.start(provider, config, threads(s, g, groupRoutes), s.retryPolicyWait());
+        gc.start(transport, threads(s, g, groupRoutes), s.retryPolicyWait());
         groupConsumers.put(g.name(), gc);
         if (s.dlqDrainEnabled()) {
           DlqDrain drain = new DlqDrain(g.name(), pipeline.parking(), listener);
           closeables.add(drain);
-          drain.start(provider, config, scheduler, s.dlqDrainRetryInterval().toMillis());
+          drain.start(transport, s.dlqDrainRetryInterval());
         }
       }
       if (s.replayWorkerEnabled()) {
@@ -114,7 +120,11 @@ public final class TxConsumers implements AutoCloseable {
         scheduler.scheduleWithFixedDelay(
             () -> runQuietly(worker), every, every, java.util.concurrent.TimeUnit.MILLISECONDS);
       }
-    } catch (Exception | Error e) {
+    } catch (InterruptedException e) {
+      close();
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while starting the consumers", e);
+    } catch (RuntimeException | Error e) {
       close();
       throw e;
     }
@@ -157,7 +167,7 @@ public final class TxConsumers implements AutoCloseable {
     IncomingEvent e;
     try {
       e =
-          EnvelopeDecoder.decode(
+          EnvelopeCodec.decode(
               HeadersCodec.decode(row.getHeaders()),
               row.getPayload(),
               row.getTopic(),
@@ -262,17 +272,6 @@ public final class TxConsumers implements AutoCloseable {
     return store;
   }
 
-  private static ClientConfiguration clientConfiguration(TxConsumerSettings s) {
-    ClientConfigurationBuilder cb =
-        ClientConfiguration.newBuilder()
-            .setEndpoints(s.endpoints())
-            .setRequestTimeout(s.requestTimeout());
-    if (s.accessKey() != null) {
-      cb.setCredentialProvider(new StaticSessionCredentialsProvider(s.accessKey(), s.secretKey()));
-    }
-    return cb.build();
-  }
-
   private static int threads(
       TxConsumerSettings s, ConsumerGroupConfig g, Map<String, ConsumePipeline.Route> routes) {
     int threads = g.consumptionThreads() > 0 ? g.consumptionThreads() : s.consumptionThreads();
@@ -291,8 +290,9 @@ public final class TxConsumers implements AutoCloseable {
       ConsumePipeline.Route previous =
           group.putIfAbsent(h.eventType(), ConsumePipeline.Route.of(h));
       if (previous != null) {
-        throw new IllegalStateException(
-            "two handlers for consumer group "
+        throw new InvalidSettingsException(
+            "handlers",
+            "has two handlers for consumer group "
                 + h.group()
                 + " and event type "
                 + h.eventType()
@@ -325,14 +325,13 @@ public final class TxConsumers implements AutoCloseable {
       if (!s.groups().containsKey(h.group())) {
         g.subscribe(h.topic());
       } else if (!g.subscriptions().containsKey(h.topic())) {
-        throw new IllegalStateException(
-            "handler "
-                + h
-                + " reads topic "
+        throw new InvalidSettingsException(
+            "groups[" + h.group() + "].subscriptions",
+            "miss topic "
                 + h.topic()
-                + " but group "
-                + h.group()
-                + " does not subscribe it; add it to the group configuration");
+                + " read by handler "
+                + h
+                + "; add it to the group configuration");
       }
     }
     return groups;
@@ -380,8 +379,11 @@ public final class TxConsumers implements AutoCloseable {
         t.join(30_000);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        return;
+        break;
       }
+    }
+    if (ownsTransport) {
+      transport.close();
     }
   }
 
@@ -395,7 +397,8 @@ public final class TxConsumers implements AutoCloseable {
     private final Map<String, CommandExecutor> executors = new HashMap<>();
     private final List<ConsumeListener> listeners = new CopyOnWriteArrayList<>();
     private ConsumerInterceptor interceptor = new ConsumerInterceptor() {};
-    private MeterRegistry meterRegistry;
+    private ConsumerMetrics metrics = ConsumerMetrics.NONE;
+    private Transport transport;
 
     /** The business database: consume log and handler writes share its transactions. */
     public Builder dataSource(DataSource dataSource) {
@@ -403,8 +406,19 @@ public final class TxConsumers implements AutoCloseable {
       return this;
     }
 
+    /** Required; copied at {@link #build()}. */
     public Builder settings(TxConsumerSettings settings) {
       this.settings = settings;
+      return this;
+    }
+
+    /**
+     * The transport to use instead of the one {@link Transports#open} finds for the settings'
+     * connection (e.g. the testkit's in-memory transport). The caller keeps ownership: {@link
+     * TxConsumers#close()} does not close it.
+     */
+    public Builder transport(Transport transport) {
+      this.transport = transport;
       return this;
     }
 
@@ -441,18 +455,38 @@ public final class TxConsumers implements AutoCloseable {
       return this;
     }
 
-    /** Micrometer registry for the {@code txmsg.consume*} meters; default none. */
-    public Builder meterRegistry(MeterRegistry registry) {
-      this.meterRegistry = registry;
+    /** Where metrics go; default {@link ConsumerMetrics#NONE}. */
+    public Builder metrics(ConsumerMetrics metrics) {
+      this.metrics = Objects.requireNonNull(metrics, "metrics");
       return this;
     }
 
-    /** Validates, subscribes every group and starts consuming. */
-    public TxConsumers build() throws Exception {
-      Objects.requireNonNull(dataSource, "dataSource");
-      Objects.requireNonNull(settings, "settings");
-      settings.validate();
-      return new TxConsumers(this);
+    /**
+     * Micrometer meters ({@code txmsg.consume*}, see docs/architecture.md "Metrics") into {@code
+     * registry}. Needs micrometer-core on the classpath.
+     */
+    public Builder meterRegistry(MeterRegistry registry) {
+      return metrics(new MicrometerConsumerMetrics(registry));
+    }
+
+    /**
+     * Validates, subscribes every group and starts consuming.
+     *
+     * @throws InvalidSettingsException naming a missing or bad setting, before anything starts
+     * @throws io.txmsg.transport.TransportException when the broker refuses a subscription
+     */
+    public TxConsumers build() {
+      if (dataSource == null) {
+        throw new InvalidSettingsException("dataSource", "is required");
+      }
+      if (settings == null) {
+        throw new InvalidSettingsException("settings", "are required");
+      }
+      TxConsumerSettings sealed = settings.sealedCopy();
+      if (transport == null) {
+        sealed.connection().validate();
+      }
+      return new TxConsumers(this, sealed);
     }
   }
 }

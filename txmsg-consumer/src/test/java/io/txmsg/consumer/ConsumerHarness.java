@@ -17,6 +17,7 @@ import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.rocketmq.TopicType;
+import io.txmsg.transport.BrokerConnection;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -92,7 +93,7 @@ final class ConsumerHarness implements AutoCloseable {
   TxConsumerSettings settings(String... groups) {
     TxConsumerSettings s =
         new TxConsumerSettings()
-            .endpoints(mq.grpcEndpoint())
+            .connection(BrokerConnection.endpoints(mq.grpcEndpoint()))
             .consumptionThreads(4)
             .retryPolicyWait(Duration.ofSeconds(10))
             .commandPollInterval(Duration.ofMillis(100))

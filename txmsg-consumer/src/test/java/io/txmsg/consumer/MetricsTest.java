@@ -11,12 +11,13 @@ import io.txmsg.api.ProducerInterceptor;
 import io.txmsg.api.TxMessage;
 import io.txmsg.api.consumer.VersionPolicy;
 import io.txmsg.consumer.ConsumerHarness.Paid;
-import io.txmsg.rocketmq.TxMessaging;
-import io.txmsg.rocketmq.TxMessagingSettings;
+import io.txmsg.producer.TxProducer;
+import io.txmsg.producer.TxProducerSettings;
 import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.rocketmq.TopicType;
+import io.txmsg.transport.BrokerConnection;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -39,12 +40,12 @@ class MetricsTest {
     mq.createConsumerGroup(group, 5, Duration.ofMillis(500), Duration.ofSeconds(1));
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     try (DatabaseFixture db = kind.open();
-        TxMessaging producer =
-            TxMessaging.builder()
+        TxProducer producer =
+            TxProducer.builder()
                 .dataSource(db.dataSource())
                 .settings(
-                    new TxMessagingSettings()
-                        .endpoints(mq.grpcEndpoint())
+                    new TxProducerSettings()
+                        .connection(BrokerConnection.endpoints(mq.grpcEndpoint()))
                         .topics(topic)
                         .storeId("metrics-" + kind.id())
                         .autoCreateSchema(true))
@@ -60,7 +61,7 @@ class MetricsTest {
         TxConsumers consumers =
             TxConsumers.builder()
                 .dataSource(db.dataSource())
-                .settings(new TxConsumerSettings().endpoints(mq.grpcEndpoint()))
+                .settings(new TxConsumerSettings().connection(BrokerConnection.endpoints(mq.grpcEndpoint())))
                 .handler(
                     HandlerDefinition.of(group, topic, "PaymentSucceeded", Paid.class, (e, c) -> {})
                         .versionGuard(true)
@@ -149,7 +150,7 @@ class MetricsTest {
     return search.counters().stream().mapToDouble(c -> c.count()).sum();
   }
 
-  private static void send(TxMessaging producer, String topic, String id, long version) {
+  private static void send(TxProducer producer, String topic, String id, long version) {
     producer
         .template()
         .execute(

@@ -5,6 +5,7 @@ import io.txmsg.consumer.ConsumerGroupConfig;
 import io.txmsg.consumer.HandlerDefinition;
 import io.txmsg.consumer.TxConsumerSettings;
 import io.txmsg.consumer.TxConsumers;
+import io.txmsg.transport.BrokerConnection;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
@@ -22,7 +23,7 @@ final class Handlers {
 
   static TxConsumerSettings settings(String endpoint, String topic, String points, String proj) {
     return new TxConsumerSettings()
-        .endpoints(endpoint)
+        .connection(BrokerConnection.endpoints(endpoint))
         .consumptionThreads(4)
         .dlqDrain(true, Duration.ofSeconds(2))
         .group(ConsumerGroupConfig.of(points).subscribe(topic))

@@ -4,8 +4,9 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.txmsg.api.ProducerInterceptor;
 import io.txmsg.api.TxMessage;
-import io.txmsg.rocketmq.TxMessaging;
-import io.txmsg.rocketmq.TxMessagingSettings;
+import io.txmsg.producer.TxProducer;
+import io.txmsg.producer.TxProducerSettings;
+import io.txmsg.transport.BrokerConnection;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -45,7 +46,7 @@ public final class ProducerMain {
     hc.setMaximumPoolSize(6);
     hc.setConnectionTimeout(5_000);
     HikariDataSource ds = new HikariDataSource(hc);
-    TxMessaging txmsg = null;
+    TxProducer txmsg = null;
     for (int attempt = 1; txmsg == null; attempt++) {
       try {
         txmsg = build(a, ds, crash, crashEvent);
@@ -63,13 +64,13 @@ public final class ProducerMain {
     ds.close();
   }
 
-  private static TxMessaging build(
+  private static TxProducer build(
       Args a, HikariDataSource ds, CrashPoint crash, String crashEvent) {
-    return TxMessaging.builder()
+    return TxProducer.builder()
         .dataSource(ds)
         .settings(
-            new TxMessagingSettings()
-                .endpoints(a.get("endpoint"))
+            new TxProducerSettings()
+                .connection(BrokerConnection.endpoints(a.get("endpoint")))
                 .topics(a.get("topic"))
                 .storeId(a.get("store"))
                 .republishAfter(Duration.ofMillis(a.getLong("republishAfterMs", 8_000)))
@@ -103,7 +104,7 @@ public final class ProducerMain {
   }
 
   private static void run(
-      Args a, TxMessaging txmsg, long start, long count, CrashPoint crash, long crashAt)
+      Args a, TxProducer txmsg, long start, long count, CrashPoint crash, long crashAt)
       throws Exception {
     long seconds = a.getLong("seconds", 0);
     long deadline = seconds > 0 ? System.nanoTime() + seconds * 1_000_000_000L : Long.MAX_VALUE;

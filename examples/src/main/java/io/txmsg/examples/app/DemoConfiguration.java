@@ -21,10 +21,11 @@ import io.txmsg.examples.points.PointsHandler;
 import io.txmsg.examples.points.PointsMapper;
 import io.txmsg.examples.projection.ProjectionHandler;
 import io.txmsg.examples.projection.ProjectionMapper;
-import io.txmsg.rocketmq.JournalCheckbackResolver;
-import io.txmsg.rocketmq.TxMessagingSettings;
-import io.txmsg.rocketmq.spring.EnableTxMessaging;
+import io.txmsg.producer.JournalCheckbackResolver;
+import io.txmsg.producer.TxProducerSettings;
+import io.txmsg.producer.spring.EnableTxProducer;
 import io.txmsg.store.TxmsgStore;
+import io.txmsg.transport.BrokerConnection;
 import java.time.Duration;
 import javax.sql.DataSource;
 import org.apache.ibatis.annotations.Mapper;
@@ -39,14 +40,14 @@ import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * The payment application as users write theirs: plain Spring (no Boot), MyBatis mappers, the txmsg
- * producer ({@link EnableTxMessaging}) and consumers ({@link EnableTxConsumers}) on ONE DataSource
+ * producer ({@link EnableTxProducer}) and consumers ({@link EnableTxConsumers}) on ONE DataSource
  * and transaction manager, so mapper writes join the txmsg transactions.
  *
  * <p>Expects these beans from the caller: {@link DataSource} (HikariCP), {@link DemoEnvironment},
  * {@link FaultPlan}, {@link FakeSmsGateway}, {@link MeterRegistry}.
  */
 @Configuration(proxyBeanMethods = false)
-@EnableTxMessaging
+@EnableTxProducer
 @EnableTxConsumers
 @MapperScan(basePackages = "io.txmsg.examples", annotationClass = Mapper.class)
 public class DemoConfiguration {
@@ -73,9 +74,9 @@ public class DemoConfiguration {
   // ---- producer side ----
 
   @Bean
-  TxMessagingSettings txMessagingSettings(DemoEnvironment env) {
-    return new TxMessagingSettings()
-        .endpoints(env.endpoints())
+  TxProducerSettings txMessagingSettings(DemoEnvironment env) {
+    return new TxProducerSettings()
+        .connection(BrokerConnection.endpoints(env.endpoints()))
         .topics(PaymentEvents.TOPIC)
         .storeId(PaymentEvents.STORE_ID)
         .autoCreateSchema(true)
@@ -89,7 +90,7 @@ public class DemoConfiguration {
       PaymentMapper payments,
       CheckbackAuditMapper audit,
       DataSource dataSource,
-      TxMessagingSettings settings) {
+      TxProducerSettings settings) {
     TxmsgStore store = TxmsgStore.detect(dataSource, settings.tablePrefix());
     return new PaymentCheckbackResolver(
         payments, audit, new JournalCheckbackResolver(dataSource, store, settings));
@@ -111,7 +112,7 @@ public class DemoConfiguration {
   @Bean
   TxConsumerSettings txConsumerSettings(DemoEnvironment env) {
     return new TxConsumerSettings()
-        .endpoints(env.endpoints())
+        .connection(BrokerConnection.endpoints(env.endpoints()))
         .autoCreateSchema(true)
         .consumptionThreads(env.consumerThreads())
         .commandPollInterval(Duration.ofMillis(100))

@@ -1,21 +1,33 @@
 package io.txmsg.consumer.spring;
 
-import io.micrometer.core.instrument.MeterRegistry;
 import io.txmsg.api.PayloadSerializer;
 import io.txmsg.api.consumer.ConsumeListener;
 import io.txmsg.api.consumer.ConsumerInterceptor;
+import io.txmsg.consumer.ConsumerMetrics;
 import io.txmsg.consumer.TxConsumerSettings;
 import io.txmsg.consumer.TxConsumers;
-import io.txmsg.rocketmq.spring.SpringLocalTransactions;
+import io.txmsg.consumer.micrometer.MicrometerConsumerMetrics;
+import io.txmsg.store.spring.SpringLocalTransactions;
+import io.txmsg.transport.Transport;
 import javax.sql.DataSource;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.util.ClassUtils;
 
-/** Imported by {@link EnableTxConsumers}; thin glue over {@link TxConsumers#builder()}. */
+/**
+ * Imported by {@link EnableTxConsumers}; thin glue over {@link TxConsumers#builder()}. Metrics: a
+ * {@link ConsumerMetrics} bean if there is one, else the context's Micrometer {@code MeterRegistry}
+ * when micrometer-core is on the classpath, else none.
+ */
 @Configuration(proxyBeanMethods = false)
 public class TxConsumerConfiguration {
+  private static final boolean MICROMETER =
+      ClassUtils.isPresent(
+          "io.micrometer.core.instrument.MeterRegistry",
+          TxConsumerConfiguration.class.getClassLoader());
 
   @Bean
   public static TxMessageHandlerBeanPostProcessor txMessageHandlerBeanPostProcessor() {
@@ -32,7 +44,9 @@ public class TxConsumerConfiguration {
       ObjectProvider<CommandExecutorBinding> executors,
       ObjectProvider<ConsumeListener> listeners,
       ObjectProvider<ConsumerInterceptor> interceptor,
-      ObjectProvider<MeterRegistry> meterRegistry) {
+      BeanFactory beanFactory,
+      ObjectProvider<Transport> transport,
+      ObjectProvider<ConsumerMetrics> metrics) {
     return new TxConsumersLifecycle(
         () -> {
           TxConsumers.Builder b =
@@ -45,7 +59,14 @@ public class TxConsumerConfiguration {
           executors.orderedStream().forEach(e -> b.commandExecutor(e.commandType(), e.executor()));
           listeners.orderedStream().forEach(b::listener);
           interceptor.ifAvailable(b::interceptor);
-          meterRegistry.ifAvailable(b::meterRegistry);
+          transport.ifAvailable(b::transport);
+          ConsumerMetrics m = metrics.getIfAvailable();
+          if (m == null && MICROMETER) {
+            m = MicrometerConsumerMetrics.fromBeanFactory(beanFactory);
+          }
+          if (m != null) {
+            b.metrics(m);
+          }
           return b;
         });
   }

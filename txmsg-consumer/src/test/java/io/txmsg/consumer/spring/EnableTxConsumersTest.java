@@ -10,12 +10,13 @@ import io.txmsg.api.consumer.PermanentConsumeException;
 import io.txmsg.api.consumer.TxMessageHandler;
 import io.txmsg.consumer.ConsumerGroupConfig;
 import io.txmsg.consumer.TxConsumerSettings;
-import io.txmsg.rocketmq.TxMessaging;
-import io.txmsg.rocketmq.TxMessagingSettings;
+import io.txmsg.producer.TxProducer;
+import io.txmsg.producer.TxProducerSettings;
 import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.rocketmq.TopicType;
+import io.txmsg.transport.BrokerConnection;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -102,7 +103,7 @@ class EnableTxConsumersTest {
     @Bean
     TxConsumerSettings txConsumerSettings() {
       return new TxConsumerSettings()
-          .endpoints(EmbeddedRocketMQ.shared().grpcEndpoint())
+          .connection(BrokerConnection.endpoints(EmbeddedRocketMQ.shared().grpcEndpoint()))
           .autoCreateSchema(true)
           .group(ConsumerGroupConfig.of("spring-points").subscribe("spring-pay"));
     }
@@ -143,12 +144,12 @@ class EnableTxConsumersTest {
       App.dataSource = db.dataSource();
       try (AnnotationConfigApplicationContext ctx =
               new AnnotationConfigApplicationContext(App.class);
-          TxMessaging producer =
-              TxMessaging.builder()
+          TxProducer producer =
+              TxProducer.builder()
                   .dataSource(db.dataSource())
                   .settings(
-                      new TxMessagingSettings()
-                          .endpoints(mq.grpcEndpoint())
+                      new TxProducerSettings()
+                          .connection(BrokerConnection.endpoints(mq.grpcEndpoint()))
                           .topics("spring-pay")
                           .storeId("spring-" + kind.id())
                           .autoCreateSchema(true))
@@ -181,7 +182,7 @@ class EnableTxConsumersTest {
     }
   }
 
-  private static String send(TxMessaging producer, String account, int amount) throws Exception {
+  private static String send(TxProducer producer, String account, int amount) throws Exception {
     String id = EventIds.fromBusinessKey("spring-test", UUID.randomUUID().toString());
     producer
         .template()

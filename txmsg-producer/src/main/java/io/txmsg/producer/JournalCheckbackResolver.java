@@ -1,0 +1,161 @@
+package io.txmsg.producer;
+
+import io.txmsg.api.CheckbackRequest;
+import io.txmsg.api.CheckbackResolver;
+import io.txmsg.api.Resolution;
+import io.txmsg.store.AttemptInsert;
+import io.txmsg.store.AttemptState;
+import io.txmsg.store.AttemptWriter;
+import io.txmsg.store.JournalMapper;
+import io.txmsg.store.JournalRow;
+import io.txmsg.store.StoreTransactions;
+import io.txmsg.store.TxmsgStore;
+import java.time.Duration;
+import java.time.Instant;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
+
+/**
+ * The default check-back resolver: answers from the attempt and journal tables, never from memory,
+ * and fences attempts that never reached the database.
+ *
+ * <ul>
+ *   <li>another store's message → UNKNOWN (its own producer answers);
+ *   <li>attempt COMMITTED → COMMIT; ROLLED_BACK or FENCED → ROLLBACK;
+ *   <li>no attempt row: journal row with this attempt → COMMIT, with another attempt → ROLLBACK;
+ *   <li>no row at all, checked fewer than {@code fenceAfterChecks} times (or younger than {@code
+ *       fenceAfter} when the count is not reported) → UNKNOWN;
+ *   <li>otherwise insert a FENCED attempt row with a bounded lock wait: inserted → ROLLBACK (the
+ *       attempt can never commit now); the key exists → answer from its state; the key is locked
+ *       (the attempt's transaction is running) → UNKNOWN;
+ *   <li>any error → UNKNOWN.
+ * </ul>
+ */
+public final class JournalCheckbackResolver implements CheckbackResolver {
+  private static final Logger log = LoggerFactory.getLogger(JournalCheckbackResolver.class);
+
+  private final StoreTransactions storeTx;
+  private final AttemptWriter attempts;
+  private final String storeId;
+  private final int fenceAfterChecks;
+  private final Duration fenceAfter;
+  private final Duration fenceLockWait;
+  private final ProducerMetrics metrics;
+
+  /** A decision and why: the reason tag of {@code txmsg.checkback}. */
+  private record Decision(Resolution resolution, String reason) {}
+
+  public JournalCheckbackResolver(
+      DataSource dataSource, TxmsgStore store, TxProducerSettings settings) {
+    this(dataSource, store, settings, ProducerMetrics.NONE);
+  }
+
+  /** With metrics: {@code txmsg.checkback} (resolution, reason) and its latency. */
+  public JournalCheckbackResolver(
+      DataSource dataSource,
+      TxmsgStore store,
+      TxProducerSettings settings,
+      ProducerMetrics metrics) {
+    this.metrics = metrics;
+    this.storeTx = new StoreTransactions(dataSource, store);
+    this.attempts = new AttemptWriter(dataSource, store);
+    this.storeId = settings.storeId();
+    this.fenceAfterChecks = settings.fenceAfterChecks();
+    this.fenceAfter = settings.fenceAfter();
+    this.fenceLockWait = settings.fenceLockWait();
+  }
+
+  @Override
+  public Resolution resolve(CheckbackRequest request) {
+    long start = System.nanoTime();
+    try {
+      Decision d = decide(request);
+      metrics.checkback(d.resolution().name(), d.reason(), System.nanoTime() - start);
+      // COMMIT of a found row is the common answer: DEBUG, so a check storm does not flood the
+      // log; everything an operator investigates (UNKNOWN, ROLLBACK, fenced) stays at INFO.
+      boolean routine = d.resolution() == Resolution.COMMIT;
+      log.atLevel(routine ? Level.DEBUG : Level.INFO)
+          .log(
+              "check-back eventId={} attemptId={} checkTimes={} resolution={} reason={}",
+              request.eventId(),
+              request.attemptId(),
+              request.checkTimes(),
+              d.resolution(),
+              d.reason());
+      return d.resolution();
+    } catch (Exception e) {
+      metrics.checkback(Resolution.UNKNOWN.name(), "error", System.nanoTime() - start);
+      log.warn(
+          "check-back failed eventId={} attemptId={}: {} → UNKNOWN",
+          request.eventId(),
+          request.attemptId(),
+          e.toString());
+      return Resolution.UNKNOWN;
+    }
+  }
+
+  private Decision decide(CheckbackRequest request) throws Exception {
+    if (request.storeId() == null || !storeId.equals(request.storeId())) {
+      return new Decision(Resolution.UNKNOWN, "error"); // not this store's message
+    }
+    if (request.attemptId() == null || request.eventId() == null) {
+      return new Decision(Resolution.UNKNOWN, "error"); // no envelope: cannot be ours
+    }
+    AttemptState state = attempts.read(request.attemptId());
+    if (state != null) {
+      if (state == AttemptState.COMMITTED) {
+        recordCheckback(request.eventId());
+        return new Decision(Resolution.COMMIT, "found");
+      }
+      return new Decision(Resolution.ROLLBACK, "tombstone");
+    }
+    JournalRow row = storeTx.run(JournalMapper.class, m -> m.findById(request.eventId()));
+    if (row != null) {
+      recordCheckback(request.eventId());
+      // Another attempt's row: the journal key already fences this one.
+      return request.attemptId().equals(row.getAttemptId())
+          ? new Decision(Resolution.COMMIT, "found")
+          : new Decision(Resolution.ROLLBACK, "tombstone");
+    }
+    if (tooEarlyToFence(request)) {
+      return new Decision(Resolution.UNKNOWN, "young");
+    }
+    AttemptInsert fence =
+        attempts.insert(
+            request.attemptId(), request.eventId(), storeId, AttemptState.FENCED, fenceLockWait);
+    switch (fence.outcome()) {
+      case INSERTED:
+        log.warn("attempt fenced eventId={} attemptId={}", request.eventId(), request.attemptId());
+        return new Decision(Resolution.ROLLBACK, "fenced");
+      case EXISTS:
+        if (fence.existingState() == AttemptState.COMMITTED) {
+          return new Decision(Resolution.COMMIT, "found");
+        }
+        return fence.existingState() == null
+            ? new Decision(Resolution.UNKNOWN, "error")
+            : new Decision(Resolution.ROLLBACK, "tombstone");
+      default:
+        // the attempt's own transaction holds the key: still running
+        return new Decision(Resolution.UNKNOWN, "lock_timeout");
+    }
+  }
+
+  private boolean tooEarlyToFence(CheckbackRequest request) {
+    if (request.checkTimes() >= 0) {
+      return request.checkTimes() < fenceAfterChecks;
+    }
+    Instant born = request.bornTime();
+    return born == null || Duration.between(born, Instant.now()).compareTo(fenceAfter) < 0;
+  }
+
+  private void recordCheckback(String eventId) {
+    try {
+      storeTx.run(JournalMapper.class, m -> m.recordCheckback(eventId));
+    } catch (Exception e) {
+      // Only the incident counter is lost; the answer stands.
+      log.warn("could not count the check-back eventId={}: {}", eventId, e.toString());
+    }
+  }
+}

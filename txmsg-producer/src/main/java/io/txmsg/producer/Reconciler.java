@@ -1,0 +1,203 @@
+package io.txmsg.producer;
+
+import io.txmsg.api.DeliveryConfirmation;
+import io.txmsg.api.PublishException;
+import io.txmsg.store.Dialect;
+import io.txmsg.store.JournalMapper;
+import io.txmsg.store.JournalRow;
+import io.txmsg.store.StoreTransactions;
+import io.txmsg.store.TxmsgStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import javax.sql.DataSource;
+import io.txmsg.transport.EnvelopeCodec;
+import io.txmsg.transport.HalfMessage;
+import io.txmsg.transport.ProducerChannel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Republishes committed rows that were not confirmed in time: the journal is also an outbox, so a
+ * committed fact never depends on the broker's check-back alone (the broker may give up, a oneway
+ * commit may be lost, the producer may die).
+ *
+ * <p>Each round claims due rows (PENDING/RETRY past next_retry_at, SENDING with an expired lease)
+ * with a fresh owner token and lease in a short transaction, then publishes them byte-identically
+ * (a transactional send committed at once: the topics are TRANSACTION topics) without holding any
+ * row lock. Every later update matches only while the owner token does, so a taken-over lease's
+ * late update changes nothing. Several instances may run at once.
+ */
+public final class Reconciler {
+  private static final Logger log = LoggerFactory.getLogger(Reconciler.class);
+
+  private final TxmsgStore store;
+  private final StoreTransactions storeTx;
+  private final TxProducerSettings settings;
+  private final ProducerChannel producer;
+  private final ProducerMetrics metrics;
+
+  Reconciler(
+      DataSource dataSource,
+      TxmsgStore store,
+      TxProducerSettings settings,
+      ProducerChannel producer,
+      ProducerMetrics metrics) {
+    this.metrics = metrics;
+    this.store = store;
+    this.storeTx = new StoreTransactions(dataSource, store);
+    this.settings = settings;
+    this.producer = producer;
+  }
+
+  /** What one round did. */
+  public record Round(int claimed, int republished, int retried, int dead, int tooOld) {}
+
+  /** Runs one round; returns its counts. Never throws for a single row's failure. */
+  public Round runOnce() throws Exception {
+    int tooOld = deadTooOld();
+    String token = UUID.randomUUID().toString();
+    metrics.leaseExpired(inTx(JournalMapper::countExpiredLeases));
+    List<String> claimed = claim(token);
+    int republished = 0;
+    int retried = 0;
+    int dead = 0;
+    for (String eventId : claimed) {
+      switch (republish(eventId, token)) {
+        case REPUBLISHED -> republished++;
+        case RETRY -> retried++;
+        case DEAD -> dead++;
+        default -> {}
+      }
+    }
+    if (!claimed.isEmpty() || tooOld > 0) {
+      log.info(
+          "reconcile claimed={} republished={} retry={} dead={} tooOld={}",
+          claimed.size(),
+          republished,
+          retried,
+          dead,
+          tooOld);
+    }
+    return new Round(claimed.size(), republished, retried, dead, tooOld);
+  }
+
+  private enum Result {
+    REPUBLISHED,
+    RETRY,
+    DEAD,
+    LOST_LEASE
+  }
+
+  List<String> claim(String token) throws Exception {
+    long lease = settings.leaseDuration().toMillis();
+    List<String> claimed = new ArrayList<>();
+    if (store.dialect() == Dialect.H2) {
+      // H2 applies LIMIT before SKIP LOCKED: read candidates, claim each conditionally.
+      List<String> candidates = inTx(m -> m.selectDue(settings.reconcileBatchSize()));
+      for (String id : candidates) {
+        if (inTx(m -> m.claim(id, token, lease)) == 1) {
+          claimed.add(id);
+        }
+      }
+      return claimed;
+    }
+    return inTx(
+        m -> {
+          List<String> out = new ArrayList<>();
+          for (String id : m.selectDue(settings.reconcileBatchSize())) {
+            if (m.claim(id, token, lease) == 1) {
+              out.add(id);
+            }
+          }
+          return out;
+        });
+  }
+
+  private Result republish(String eventId, String token) {
+    JournalRow row;
+    try {
+      row = inTx(m -> m.findById(eventId));
+    } catch (Exception e) {
+      log.warn("reconcile read failed eventId={}: {}", eventId, e.toString());
+      return Result.LOST_LEASE; // the lease expires and another round takes it over
+    }
+    if (row == null || !token.equals(row.getOwnerToken())) {
+      return Result.LOST_LEASE;
+    }
+    String messageId;
+    try {
+      // The topics are TRANSACTION topics: a republish is a half message committed at once.
+      HalfMessage half = producer.sendHalf(EnvelopeCodec.encode(row));
+      half.commit();
+      messageId = half.messageId();
+    } catch (PublishException p) {
+      return recordFailure(row, token, p);
+    }
+    metrics.republished();
+    metrics.send(row.getDestination(), row.getEventType(), ProducerMetrics.SENT);
+    try {
+      int n =
+          settings.confirmation() == DeliveryConfirmation.PROXY_ACK
+              ? inTx(m -> m.republishedSent(eventId, token, messageId))
+              : inTx(
+                  m ->
+                      m.republished(
+                          eventId, token, messageId, settings.republishAfter().toMillis()));
+      log.info("republished eventId={} messageId={} updated={}", eventId, messageId, n);
+      return n == 1 ? Result.REPUBLISHED : Result.LOST_LEASE;
+    } catch (Exception dbError) {
+      // Sent but not recorded: the lease expires and the row is republished (a harmless duplicate).
+      log.warn("republish of eventId={} not recorded: {}", eventId, dbError.toString());
+      return Result.LOST_LEASE;
+    }
+  }
+
+  private Result recordFailure(JournalRow row, String token, PublishException p) {
+    String eventId = row.getEventId();
+    try {
+      if (p.retryable()) {
+        long delay = backoffMillis(row.getRetryCount());
+        inTx(m -> m.retry(eventId, token, delay, p.errorCode(), truncate(p.getMessage())));
+        log.warn(
+            "republish failed eventId={} code={} retryInMs={}", eventId, p.errorCode(), delay);
+        metrics.send(row.getDestination(), row.getEventType(), ProducerMetrics.RETRY);
+        return Result.RETRY;
+      }
+      inTx(m -> m.dead(eventId, token, p.errorCode(), truncate(p.getMessage())));
+      log.error(
+          "republish failed permanently eventId={} code={} status=DEAD", eventId, p.errorCode());
+      metrics.send(row.getDestination(), row.getEventType(), ProducerMetrics.DEAD);
+      return Result.DEAD;
+    } catch (Exception dbError) {
+      log.warn(
+          "could not record the republish failure eventId={}: {}", eventId, dbError.toString());
+      return Result.LOST_LEASE;
+    }
+  }
+
+  long backoffMillis(int retryCount) {
+    long initial = settings.retryBackoffInitial().toMillis();
+    long max = settings.retryBackoffMax().toMillis();
+    long base = initial << Math.min(retryCount, 30);
+    if (base <= 0 || base > max) {
+      base = max;
+    }
+    double jitter = 0.8 + ThreadLocalRandom.current().nextDouble() * 0.4;
+    return Math.max(1, (long) (base * jitter));
+  }
+
+  private int deadTooOld() throws Exception {
+    long maxAge = settings.consumeLogRetention().toMillis() * 9 / 10;
+    return inTx(m -> m.deadTooOld(maxAge));
+  }
+
+  private static String truncate(String s) {
+    return s == null || s.length() <= 1000 ? s : s.substring(0, 1000);
+  }
+
+  private <T> T inTx(StoreTransactions.Work<JournalMapper, T> work) throws Exception {
+    return storeTx.run(JournalMapper.class, work);
+  }
+}

@@ -1,0 +1,299 @@
+package io.txmsg.producer;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.txmsg.api.CheckbackResolver;
+import io.txmsg.api.DeliveryConfirmation;
+import io.txmsg.api.InvalidSettingsException;
+import io.txmsg.api.PayloadSanitizer;
+import io.txmsg.api.PayloadSerializer;
+import io.txmsg.api.ProducerInterceptor;
+import io.txmsg.api.TxMessageTemplate;
+import io.txmsg.producer.micrometer.MicrometerProducerMetrics;
+import io.txmsg.store.JdbcLocalTransactions;
+import io.txmsg.store.JsonPayloadSerializer;
+import io.txmsg.store.LocalTransactions;
+import io.txmsg.store.SchemaInstaller;
+import io.txmsg.store.StoreTransactions;
+import io.txmsg.store.TxmsgStore;
+import io.txmsg.transport.ProducerChannel;
+import io.txmsg.transport.ProducerSpec;
+import io.txmsg.transport.Subscription;
+import io.txmsg.transport.Transport;
+import io.txmsg.transport.Transports;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The txmsg producer runtime without Spring: one business database (a DataSource), one producer
+ * channel on the transport declaring the store's topics with the check-back dispatcher, the
+ * delivery confirmer and the reconciler.
+ *
+ * <pre>{@code
+ * TxProducer producer = TxProducer.builder()
+ *     .dataSource(dataSource)
+ *     .settings(new TxProducerSettings()
+ *         .connection(BrokerConnection.endpoints("127.0.0.1:8081"))
+ *         .topics("payment"))
+ *     .build();                       // starts the producer, confirmer and reconciler
+ * TxResult<Long> r = producer.template().execute(message, ctx -> insertPayment(ctx.connection()));
+ * producer.close();
+ * }</pre>
+ */
+public final class TxProducer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(TxProducer.class);
+
+  private final Transport transport;
+  private final boolean ownsTransport;
+  private final ProducerChannel channel;
+  private final DefaultTxMessageTemplate template;
+  private final Reconciler reconciler;
+  private final Subscription confirmer;
+  private final ScheduledExecutorService scheduler;
+  private final TxmsgStore store;
+
+  private TxProducer(Builder b, TxProducerSettings s) {
+    if (s.autoCreateSchema()) {
+      SchemaInstaller.installIfMissing(b.dataSource, s.tablePrefix());
+    }
+    this.store = TxmsgStore.detect(b.dataSource, s.tablePrefix());
+    StoreTransactions storeTx = new StoreTransactions(b.dataSource, store);
+    this.ownsTransport = b.transport == null;
+    this.transport = ownsTransport ? Transports.open(s.connection()) : b.transport;
+    ProducerMetrics metrics = b.metrics;
+    JournalCheckbackResolver journalResolver =
+        new JournalCheckbackResolver(b.dataSource, store, s, metrics);
+    CheckbackDispatcher dispatcher = new CheckbackDispatcher(b.resolvers, journalResolver);
+    ProducerChannel ch = null;
+    Subscription c = null;
+    try {
+      ch = transport.openProducer(new ProducerSpec(s.storeId(), s.topics(), dispatcher));
+      if (s.confirmation() == DeliveryConfirmation.CONSUMER) {
+        c = DeliveryConfirmer.start(transport, storeTx, s);
+      }
+    } catch (RuntimeException e) {
+      closeQuietly(ch);
+      if (ownsTransport) {
+        transport.close();
+      }
+      throw e;
+    }
+    this.channel = ch;
+    this.confirmer = c;
+    LocalTransactions tx =
+        b.transactions != null ? b.transactions : new JdbcLocalTransactions(b.dataSource);
+    this.template =
+        new DefaultTxMessageTemplate(
+            s, channel, tx, b.dataSource, store, b.serializer, b.sanitizer, b.interceptor, metrics);
+    this.reconciler = new Reconciler(b.dataSource, store, s, channel, metrics);
+    this.scheduler = schedule(s, storeTx, metrics, b.gaugeInterval);
+    log.info("txmsg producer started {} transport={}", s, transport.name());
+  }
+
+  private ScheduledExecutorService schedule(
+      TxProducerSettings s, StoreTransactions storeTx, ProducerMetrics metrics, Duration gauges) {
+    if (!s.reconcilerEnabled() && !metrics.wantsJournalBacklog()) {
+      return null;
+    }
+    ScheduledExecutorService scheduler =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "txmsg-reconciler-" + s.storeId());
+              t.setDaemon(true);
+              return t;
+            });
+    if (s.reconcilerEnabled()) {
+      long every = s.reconcileInterval().toMillis();
+      scheduler.scheduleWithFixedDelay(this::reconcileQuietly, every, every, TimeUnit.MILLISECONDS);
+    }
+    if (metrics.wantsJournalBacklog()) {
+      JournalGauges g = new JournalGauges(storeTx, metrics, s.topics());
+      scheduler.scheduleWithFixedDelay(g::refresh, 0, gauges.toMillis(), TimeUnit.MILLISECONDS);
+    }
+    return scheduler;
+  }
+
+  private void reconcileQuietly() {
+    try {
+      reconciler.runOnce();
+    } catch (Exception e) {
+      // The next round retries; a failing database shows up here every interval.
+      log.warn("reconcile round failed: {}", e.toString());
+    }
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The template applications call. */
+  public TxMessageTemplate template() {
+    return template;
+  }
+
+  /** The reconciler, e.g. to run a round now (operators, tests). */
+  public Reconciler reconciler() {
+    return reconciler;
+  }
+
+  public TxmsgStore store() {
+    return store;
+  }
+
+  /** Stops the reconciler, the confirmer and the producer (in-flight sends finish first). */
+  @Override
+  public void close() throws Exception {
+    if (scheduler != null) {
+      scheduler.shutdownNow();
+    }
+    Exception first = null;
+    for (AutoCloseable c : new AutoCloseable[] {confirmer, channel}) {
+      try {
+        if (c != null) {
+          c.close();
+        }
+      } catch (Exception e) {
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
+        }
+      }
+    }
+    if (ownsTransport) {
+      transport.close();
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+
+  private static void closeQuietly(AutoCloseable c) {
+    try {
+      if (c != null) {
+        c.close();
+      }
+    } catch (Exception e) {
+      log.debug("close after a failed start: {}", e.toString());
+    }
+  }
+
+  /** Builds and starts {@link TxProducer}. */
+  public static final class Builder {
+    private DataSource dataSource;
+    private TxProducerSettings settings;
+    private Transport transport;
+    private LocalTransactions transactions;
+    private final List<CheckbackResolver> resolvers = new ArrayList<>();
+    private PayloadSerializer serializer = new JsonPayloadSerializer();
+    private PayloadSanitizer sanitizer = PayloadSanitizer.none();
+    private ProducerInterceptor interceptor = new ProducerInterceptor() {};
+    private ProducerMetrics metrics = ProducerMetrics.NONE;
+    private Duration gaugeInterval = Duration.ofSeconds(15);
+
+    private Builder() {}
+
+    /** Required: the business database holding the txmsg tables. */
+    public Builder dataSource(DataSource dataSource) {
+      this.dataSource = dataSource;
+      return this;
+    }
+
+    /** Required; copied at {@link #build()}. */
+    public Builder settings(TxProducerSettings settings) {
+      this.settings = settings;
+      return this;
+    }
+
+    /**
+     * The transport to use instead of the one {@link Transports#open} finds for the settings'
+     * connection (e.g. the testkit's in-memory transport). The caller keeps ownership: {@link
+     * TxProducer#close()} does not close it.
+     */
+    public Builder transport(Transport transport) {
+      this.transport = transport;
+      return this;
+    }
+
+    /** How local transactions run; default plain JDBC on the DataSource. */
+    public Builder transactions(LocalTransactions transactions) {
+      this.transactions = transactions;
+      return this;
+    }
+
+    /** An application resolver, routed by its topics/eventTypes before the journal resolver. */
+    public Builder resolver(CheckbackResolver resolver) {
+      this.resolvers.add(resolver);
+      return this;
+    }
+
+    /** Default JSON (Jackson). */
+    public Builder serializer(PayloadSerializer serializer) {
+      this.serializer = serializer;
+      return this;
+    }
+
+    /** Default: none. */
+    public Builder sanitizer(PayloadSanitizer sanitizer) {
+      this.sanitizer = sanitizer;
+      return this;
+    }
+
+    /** Fault injection and observation; default none. */
+    public Builder interceptor(ProducerInterceptor interceptor) {
+      this.interceptor = interceptor;
+      return this;
+    }
+
+    /** Where metrics go; default {@link ProducerMetrics#NONE}. */
+    public Builder metrics(ProducerMetrics metrics) {
+      this.metrics = metrics;
+      return this;
+    }
+
+    /**
+     * Micrometer meters ({@code txmsg.*}, see docs/architecture.md "Metrics") into {@code registry};
+     * the journal gauges are refreshed every {@code gaugeInterval} by one indexed query. Needs
+     * micrometer-core on the classpath.
+     */
+    public Builder meterRegistry(MeterRegistry registry, Duration gaugeInterval) {
+      this.metrics = new MicrometerProducerMetrics(registry);
+      this.gaugeInterval = gaugeInterval;
+      return this;
+    }
+
+    public Builder meterRegistry(MeterRegistry registry) {
+      return meterRegistry(registry, Duration.ofSeconds(15));
+    }
+
+    /**
+     * Validates, connects and starts.
+     *
+     * @throws InvalidSettingsException naming a missing or bad setting, before anything starts
+     * @throws io.txmsg.transport.TransportException when the broker cannot be reached or a topic
+     *     does not exist
+     */
+    public TxProducer build() {
+      if (dataSource == null) {
+        throw new InvalidSettingsException("dataSource", "is required");
+      }
+      if (settings == null) {
+        throw new InvalidSettingsException("settings", "are required");
+      }
+      if (metrics == null) {
+        throw new InvalidSettingsException("metrics", "must not be null");
+      }
+      TxProducerSettings sealed = settings.sealedCopy();
+      if (transport == null) {
+        sealed.connection().validate();
+      }
+      return new TxProducer(this, sealed);
+    }
+  }
+}

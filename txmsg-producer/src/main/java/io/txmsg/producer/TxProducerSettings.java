@@ -1,0 +1,390 @@
+package io.txmsg.producer;
+
+import io.txmsg.api.DeliveryConfirmation;
+import io.txmsg.api.InvalidSettingsException;
+import io.txmsg.store.TablePrefix;
+import io.txmsg.transport.BrokerConnection;
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.Set;
+
+/**
+ * Settings of one txmsg producer store. Every setter states its default; {@link #validate()} fails
+ * fast with an {@link InvalidSettingsException} naming the setting. {@link TxProducer.Builder#build()}
+ * takes a validated, sealed {@link #copy()}: changing these settings afterwards changes nothing in
+ * the running producer, and the sealed copy refuses changes.
+ */
+public final class TxProducerSettings implements Cloneable {
+  static final int BROKER_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+  private BrokerConnection connection = BrokerConnection.none();
+  private String storeId = "default";
+  private String tablePrefix = TablePrefix.DEFAULT;
+  private Set<String> topics = new LinkedHashSet<>();
+  private int maxPayloadBytes = 1024 * 1024;
+  private Duration localTransactionTimeout = Duration.ofSeconds(30);
+  private int fenceAfterChecks = 2;
+  private Duration fenceAfter = Duration.ofSeconds(30);
+  private Duration fenceLockWait = Duration.ofMillis(500);
+  private Duration settleLockWait = Duration.ofSeconds(2);
+  private Duration republishAfter = Duration.ofMinutes(10);
+  private Duration reconcileInterval = Duration.ofSeconds(1);
+  private int reconcileBatchSize = 100;
+  private Duration leaseDuration = Duration.ofSeconds(30);
+  private Duration retryBackoffInitial = Duration.ofSeconds(1);
+  private Duration retryBackoffMax = Duration.ofMinutes(5);
+  private Duration consumeLogRetention = Duration.ofDays(7);
+  private DeliveryConfirmation confirmation = DeliveryConfirmation.CONSUMER;
+  private int confirmBatchSize = 100;
+  private Duration confirmFlushInterval = Duration.ofMillis(20);
+  private boolean autoCreateSchema = false;
+  private boolean reconcilerEnabled = true;
+  private boolean sealed;
+
+  /**
+   * How to reach the broker (shared with the consumer settings), e.g. {@code
+   * BrokerConnection.endpoints("127.0.0.1:8081")}; required unless the builder is given a transport.
+   */
+  public TxProducerSettings connection(BrokerConnection connection) {
+    checkNotSealed();
+    checkNotSealed();
+    this.connection = connection;
+    return this;
+  }
+
+  /**
+   * Identifies this journal (one business database) in every message it sends; check-backs for
+   * other stores are answered UNKNOWN, and the confirm group is {@code txmsg-confirm-<storeId>}.
+   * Default {@code default}. 1..32 characters of {@code [A-Za-z0-9_-]}.
+   */
+  public TxProducerSettings storeId(String storeId) {
+    checkNotSealed();
+    this.storeId = storeId;
+    return this;
+  }
+
+  /** Table prefix; default {@code txmsg_}. */
+  public TxProducerSettings tablePrefix(String tablePrefix) {
+    checkNotSealed();
+    this.tablePrefix = tablePrefix;
+    return this;
+  }
+
+  /**
+   * Required: the TRANSACTION topics this producer publishes to. The producer declares them to the
+   * broker so that their check-backs reach it; a message for another topic is rejected before any
+   * side effect.
+   */
+  public TxProducerSettings topics(String... topics) {
+    checkNotSealed();
+    this.topics.clear();
+    this.topics.addAll(Set.of(topics));
+    return this;
+  }
+
+  /** Largest payload accepted, after serialization and sanitizing; default 1 MiB, at most 4 MiB. */
+  public TxProducerSettings maxPayloadBytes(int bytes) {
+    checkNotSealed();
+    this.maxPayloadBytes = bytes;
+    return this;
+  }
+
+  /** A local transaction running longer than this is rolled back before commit; default 30 s. */
+  public TxProducerSettings localTransactionTimeout(Duration d) {
+    checkNotSealed();
+    this.localTransactionTimeout = d;
+    return this;
+  }
+
+  /**
+   * The check-back fences an attempt with no row only once the broker has checked it at least this
+   * often; default 2. (Fencing is safe at any time; waiting avoids fencing slow producers.)
+   */
+  public TxProducerSettings fenceAfterChecks(int n) {
+    checkNotSealed();
+    this.fenceAfterChecks = n;
+    return this;
+  }
+
+  /** When the check count is not reported: fence only half messages older than this; 30 s. */
+  public TxProducerSettings fenceAfter(Duration d) {
+    checkNotSealed();
+    this.fenceAfter = d;
+    return this;
+  }
+
+  /** Lock wait of the check-back's fencing insert; default 500 ms. */
+  public TxProducerSettings fenceLockWait(Duration d) {
+    checkNotSealed();
+    this.fenceLockWait = d;
+    return this;
+  }
+
+  /** Lock wait of the producer's ROLLED_BACK settlement insert; default 2 s. */
+  public TxProducerSettings settleLockWait(Duration d) {
+    checkNotSealed();
+    this.settleLockWait = d;
+    return this;
+  }
+
+  /**
+   * A row not confirmed this long after commit (or after its last republish) is republished.
+   * Default 10 minutes; keep it above the broker's whole check window (check interval × check max),
+   * or rows are republished while the broker still checks them (harmless duplicates).
+   */
+  public TxProducerSettings republishAfter(Duration d) {
+    checkNotSealed();
+    this.republishAfter = d;
+    return this;
+  }
+
+  /** How often the reconciler looks for due rows; default 1 s. */
+  public TxProducerSettings reconcileInterval(Duration d) {
+    checkNotSealed();
+    this.reconcileInterval = d;
+    return this;
+  }
+
+  /** Rows claimed per reconciler round; default 100. */
+  public TxProducerSettings reconcileBatchSize(int n) {
+    checkNotSealed();
+    this.reconcileBatchSize = n;
+    return this;
+  }
+
+  /** Lease of a claimed row; must exceed the request timeout; default 30 s. */
+  public TxProducerSettings leaseDuration(Duration d) {
+    checkNotSealed();
+    this.leaseDuration = d;
+    return this;
+  }
+
+  /** Republish backoff after transient errors: initial 1 s, doubling, capped at 5 min, ±20 %. */
+  public TxProducerSettings retryBackoff(Duration initial, Duration max) {
+    checkNotSealed();
+    this.retryBackoffInitial = initial;
+    this.retryBackoffMax = max;
+    return this;
+  }
+
+  /**
+   * How long consumers keep consume-log rows; a RETRY row older than this (minus 10 %) becomes DEAD
+   * with TOO_OLD, since consumers could no longer deduplicate it. Default 7 days.
+   */
+  public TxProducerSettings consumeLogRetention(Duration d) {
+    checkNotSealed();
+    this.consumeLogRetention = d;
+    return this;
+  }
+
+  /** How rows become SENT; default {@link DeliveryConfirmation#CONSUMER}. */
+  public TxProducerSettings confirmation(DeliveryConfirmation c) {
+    checkNotSealed();
+    this.confirmation = c;
+    return this;
+  }
+
+  /**
+   * Confirmations per SENT update (100) and the longest wait to fill a batch (20 ms). The confirm
+   * group receives up to 32 messages per call and keeps receiving while calls come back full, until
+   * the batch has {@code size} messages or {@code flushInterval} has passed.
+   */
+  public TxProducerSettings confirmBatching(int size, Duration flushInterval) {
+    checkNotSealed();
+    this.confirmBatchSize = size;
+    this.confirmFlushInterval = flushInterval;
+    return this;
+  }
+
+  /** Create the tables at start when missing; default false (apply the shipped SQL files). */
+  public TxProducerSettings autoCreateSchema(boolean b) {
+    checkNotSealed();
+    this.autoCreateSchema = b;
+    return this;
+  }
+
+  /** Run the reconciler in this instance; default true. */
+  public TxProducerSettings reconcilerEnabled(boolean b) {
+    checkNotSealed();
+    this.reconcilerEnabled = b;
+    return this;
+  }
+
+  /** Checks every setting; the message names the first bad one. */
+  public void validate() {
+    require(connection != null, "connection", "is required");
+    require(
+        storeId != null && storeId.matches("[A-Za-z0-9_\\-]{1,32}"),
+        "storeId",
+        "must be 1..32 characters of [A-Za-z0-9_-], was '" + storeId + "'");
+    TablePrefix.validate(tablePrefix);
+    require(!topics.isEmpty(), "topics", "needs at least one TRANSACTION topic");
+    require(
+        maxPayloadBytes > 0 && maxPayloadBytes <= BROKER_MAX_BODY_BYTES,
+        "maxPayloadBytes", "must be 1.." + BROKER_MAX_BODY_BYTES + ", was " + maxPayloadBytes);
+    require(fenceAfterChecks >= 1, "fenceAfterChecks", "must be >= 1");
+    positive("localTransactionTimeout", localTransactionTimeout);
+    positive("fenceAfter", fenceAfter);
+    positive("fenceLockWait", fenceLockWait);
+    positive("settleLockWait", settleLockWait);
+    positive("republishAfter", republishAfter);
+    positive("reconcileInterval", reconcileInterval);
+    positive("retryBackoffInitial", retryBackoffInitial);
+    positive("confirmFlushInterval", confirmFlushInterval);
+    require(
+        leaseDuration.compareTo(connection.requestTimeout().multipliedBy(2)) > 0,
+        "leaseDuration", "must exceed twice the connection's requestTimeout (a send may take that long)");
+    require(retryBackoffMax.compareTo(retryBackoffInitial) >= 0, "retryBackoff", "max must not be below initial");
+    require(reconcileBatchSize >= 1 && reconcileBatchSize <= 1000, "reconcileBatchSize", "must be 1..1000");
+    require(confirmBatchSize >= 1 && confirmBatchSize <= 1000, "confirmBatchSize", "must be 1..1000");
+    require(
+        consumeLogRetention.compareTo(republishAfter.multipliedBy(2)) > 0,
+        "consumeLogRetention", "must exceed twice republishAfter");
+  }
+
+  private static void positive(String name, Duration d) {
+    require(d != null && !d.isNegative() && !d.isZero(), name, "must be > 0");
+  }
+
+  private static void require(boolean ok, String setting, String problem) {
+    if (!ok) {
+      throw new InvalidSettingsException(setting, problem);
+    }
+  }
+
+  private void checkNotSealed() {
+    if (sealed) {
+      throw new IllegalStateException(
+          "these TxProducerSettings belong to a running producer and cannot change; configure a new"
+              + " TxProducerSettings before build()");
+    }
+  }
+
+  /** A validated copy that refuses changes: what a running producer reads. */
+  TxProducerSettings sealedCopy() {
+    validate();
+    TxProducerSettings c = copy();
+    c.sealed = true;
+    return c;
+  }
+
+  /** An unsealed copy, e.g. to configure a second producer like this one. */
+  public TxProducerSettings copy() {
+    try {
+      TxProducerSettings c = (TxProducerSettings) super.clone();
+      c.topics = new LinkedHashSet<>(topics);
+      c.sealed = false;
+      return c;
+    } catch (CloneNotSupportedException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  public BrokerConnection connection() {
+    return connection;
+  }
+
+  public String storeId() {
+    return storeId;
+  }
+
+  public String tablePrefix() {
+    return tablePrefix;
+  }
+
+  public Set<String> topics() {
+    return Set.copyOf(topics);
+  }
+
+  public int maxPayloadBytes() {
+    return maxPayloadBytes;
+  }
+
+  public Duration localTransactionTimeout() {
+    return localTransactionTimeout;
+  }
+
+  public int fenceAfterChecks() {
+    return fenceAfterChecks;
+  }
+
+  public Duration fenceAfter() {
+    return fenceAfter;
+  }
+
+  public Duration fenceLockWait() {
+    return fenceLockWait;
+  }
+
+  public Duration settleLockWait() {
+    return settleLockWait;
+  }
+
+  public Duration republishAfter() {
+    return republishAfter;
+  }
+
+  public Duration reconcileInterval() {
+    return reconcileInterval;
+  }
+
+  public int reconcileBatchSize() {
+    return reconcileBatchSize;
+  }
+
+  public Duration leaseDuration() {
+    return leaseDuration;
+  }
+
+  public Duration retryBackoffInitial() {
+    return retryBackoffInitial;
+  }
+
+  public Duration retryBackoffMax() {
+    return retryBackoffMax;
+  }
+
+  public Duration consumeLogRetention() {
+    return consumeLogRetention;
+  }
+
+  public DeliveryConfirmation confirmation() {
+    return confirmation;
+  }
+
+  public int confirmBatchSize() {
+    return confirmBatchSize;
+  }
+
+  public Duration confirmFlushInterval() {
+    return confirmFlushInterval;
+  }
+
+  public boolean autoCreateSchema() {
+    return autoCreateSchema;
+  }
+
+  public boolean reconcilerEnabled() {
+    return reconcilerEnabled;
+  }
+
+  /** The consumer group that confirms this store's deliveries. */
+  public String confirmGroup() {
+    return "txmsg-confirm-" + storeId;
+  }
+
+  @Override
+  public String toString() {
+    return "TxProducerSettings{"
+        + connection
+        + ", storeId="
+        + storeId
+        + ", topics="
+        + topics
+        + ", confirmation="
+        + confirmation
+        + ", republishAfter="
+        + republishAfter
+        + "}";
+  }
+}

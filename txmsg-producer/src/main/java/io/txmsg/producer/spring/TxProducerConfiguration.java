@@ -1,0 +1,70 @@
+package io.txmsg.producer.spring;
+
+import io.txmsg.api.CheckbackResolver;
+import io.txmsg.api.PayloadSanitizer;
+import io.txmsg.api.PayloadSerializer;
+import io.txmsg.api.ProducerInterceptor;
+import io.txmsg.api.TxMessageTemplate;
+import io.txmsg.producer.ProducerMetrics;
+import io.txmsg.producer.TxProducer;
+import io.txmsg.producer.TxProducerSettings;
+import io.txmsg.producer.micrometer.MicrometerProducerMetrics;
+import io.txmsg.store.spring.SpringLocalTransactions;
+import io.txmsg.transport.Transport;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Imported by {@link EnableTxProducer}; thin glue over {@link TxProducer#builder()}. Metrics: a
+ * {@link ProducerMetrics} bean if there is one, else the context's Micrometer {@code MeterRegistry}
+ * when micrometer-core is on the classpath, else none.
+ */
+@Configuration(proxyBeanMethods = false)
+public class TxProducerConfiguration {
+  private static final boolean MICROMETER =
+      ClassUtils.isPresent(
+          "io.micrometer.core.instrument.MeterRegistry",
+          TxProducerConfiguration.class.getClassLoader());
+
+  @Bean(destroyMethod = "close")
+  public TxProducer txProducer(
+      DataSource dataSource,
+      PlatformTransactionManager transactionManager,
+      TxProducerSettings settings,
+      BeanFactory beanFactory,
+      ObjectProvider<Transport> transport,
+      ObjectProvider<CheckbackResolver> resolvers,
+      ObjectProvider<PayloadSerializer> serializer,
+      ObjectProvider<PayloadSanitizer> sanitizer,
+      ObjectProvider<ProducerInterceptor> interceptor,
+      ObjectProvider<ProducerMetrics> metrics) {
+    TxProducer.Builder b =
+        TxProducer.builder()
+            .dataSource(dataSource)
+            .settings(settings)
+            .transactions(new SpringLocalTransactions(transactionManager, dataSource));
+    transport.ifAvailable(b::transport);
+    resolvers.orderedStream().forEach(b::resolver);
+    serializer.ifAvailable(b::serializer);
+    sanitizer.ifAvailable(b::sanitizer);
+    interceptor.ifAvailable(b::interceptor);
+    ProducerMetrics m = metrics.getIfAvailable();
+    if (m == null && MICROMETER) {
+      m = MicrometerProducerMetrics.fromBeanFactory(beanFactory);
+    }
+    if (m != null) {
+      b.metrics(m);
+    }
+    return b.build();
+  }
+
+  @Bean
+  public TxMessageTemplate txMessageTemplate(TxProducer txProducer) {
+    return txProducer.template();
+  }
+}

@@ -1,0 +1,79 @@
+package io.txmsg.producer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.txmsg.api.CheckbackRequest;
+import io.txmsg.api.Resolution;
+import io.txmsg.store.AttemptMapper;
+import io.txmsg.store.SchemaInstaller;
+import io.txmsg.store.TxmsgStore;
+import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.TestDatabase;
+import io.txmsg.transport.BrokerConnection;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import org.apache.ibatis.session.SqlSession;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The resolver's decisions from durable state, on every enabled database (no broker needed). */
+class JournalCheckbackResolverTest {
+  private static final String DB = "io.txmsg.testkit.db.TestDatabases#enabled";
+
+  private static CheckbackRequest request(String store, String attemptId, int checkTimes) {
+    return new CheckbackRequest(
+        "t", "E", "evt-1", attemptId, store, checkTimes, Instant.now(), "m", Map.of());
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void neverAnswersRollbackWhileTheAttemptsTransactionHoldsItsKey(TestDatabase kind)
+      throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      SchemaInstaller.installIfMissing(db.dataSource(), "txmsg_");
+      TxmsgStore store = TxmsgStore.detect(db.dataSource(), "txmsg_");
+      TxProducerSettings settings =
+          new TxProducerSettings()
+              .connection(BrokerConnection.endpoints("unused:1"))
+              .topics("t")
+              .storeId("s1")
+              .fenceAfterChecks(2)
+              .fenceLockWait(Duration.ofMillis(300));
+      JournalCheckbackResolver resolver =
+          new JournalCheckbackResolver(db.dataSource(), store, settings);
+
+      assertThat(resolver.resolve(request("other-store", "a1", 9))).isEqualTo(Resolution.UNKNOWN);
+      assertThat(resolver.resolve(request("s1", "a1", 1)))
+          .as("too early to fence")
+          .isEqualTo(Resolution.UNKNOWN);
+
+      try (Connection holder = db.dataSource().getConnection()) {
+        holder.setAutoCommit(false);
+        try (SqlSession s = store.session(holder)) {
+          s.getMapper(AttemptMapper.class).insert("a1", "evt-1", "s1", "COMMITTED");
+          assertThat(resolver.resolve(request("s1", "a1", 5))).isEqualTo(Resolution.UNKNOWN);
+          holder.commit();
+        }
+      }
+      assertThat(resolver.resolve(request("s1", "a1", 5))).isEqualTo(Resolution.COMMIT);
+
+      // An attempt that never reached the database, checked often enough: fenced.
+      assertThat(resolver.resolve(request("s1", "a2", 5))).isEqualTo(Resolution.ROLLBACK);
+      try (Connection late = db.dataSource().getConnection()) {
+        late.setAutoCommit(false);
+        try (SqlSession s = store.session(late)) {
+          Exception failed = null;
+          try {
+            s.getMapper(AttemptMapper.class).insert("a2", "evt-1", "s1", "COMMITTED");
+          } catch (Exception e) {
+            failed = e;
+          }
+          assertThat(failed).as("the fenced attempt can never commit").isNotNull();
+          late.rollback();
+        }
+      }
+    }
+  }
+}

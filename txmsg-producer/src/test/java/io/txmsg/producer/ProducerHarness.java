@@ -1,0 +1,230 @@
+package io.txmsg.producer;
+
+import io.txmsg.api.CheckbackResolver;
+import io.txmsg.api.Envelope;
+import io.txmsg.api.ProducerInterceptor;
+import io.txmsg.api.TransactionalBusinessAction;
+import io.txmsg.api.TxMessage;
+import io.txmsg.store.JournalMapper;
+import io.txmsg.store.JournalRow;
+import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.TestDatabase;
+import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
+import io.txmsg.testkit.rocketmq.TopicType;
+import io.txmsg.transport.BrokerConnection;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import org.apache.ibatis.session.SqlSession;
+import org.apache.rocketmq.client.apis.ClientConfiguration;
+import org.apache.rocketmq.client.apis.ClientServiceProvider;
+import org.apache.rocketmq.client.apis.consumer.ConsumeResult;
+import org.apache.rocketmq.client.apis.consumer.FilterExpression;
+import org.apache.rocketmq.client.apis.consumer.PushConsumer;
+
+/**
+ * One database, one topic, a started TxProducer and an independent observer consumer group that
+ * records every delivery (by eventId, with the attempt id that sent it).
+ */
+final class ProducerHarness implements AutoCloseable {
+  final DatabaseFixture db;
+  final String topic;
+  final TxProducer txmsg;
+  final SwitchableInterceptor interceptor = new SwitchableInterceptor();
+  final Map<String, List<String>> deliveries = new ConcurrentHashMap<>();
+  private final PushConsumer observer;
+
+  ProducerHarness(
+      TestDatabase kind,
+      EmbeddedRocketMQ mq,
+      Consumer<TxProducerSettings> tweak,
+      CheckbackResolver... resolvers)
+      throws Exception {
+    db = kind.open();
+    try (Connection c = db.dataSource().getConnection();
+        Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE payment (id VARCHAR(64) PRIMARY KEY, amount INT NOT NULL)");
+    }
+    topic = "pay-" + UUID.randomUUID().toString().substring(0, 8);
+    mq.createTopic(topic, TopicType.TRANSACTION);
+    TxProducerSettings settings =
+        new TxProducerSettings()
+            .connection(BrokerConnection.endpoints(mq.grpcEndpoint()))
+            .topics(topic)
+            .storeId("store-" + kind.id())
+            .autoCreateSchema(true)
+            .republishAfter(Duration.ofSeconds(60))
+            .leaseDuration(Duration.ofSeconds(10))
+            .fenceAfterChecks(2);
+    tweak.accept(settings);
+    TxProducer.Builder b =
+        TxProducer.builder()
+            .dataSource(db.dataSource())
+            .settings(settings)
+            .interceptor(interceptor);
+    for (CheckbackResolver r : resolvers) {
+      b.resolver(r);
+    }
+    txmsg = b.build();
+    ClientServiceProvider provider = ClientServiceProvider.loadService();
+    observer =
+        provider
+            .newPushConsumerBuilder()
+            .setClientConfiguration(
+                ClientConfiguration.newBuilder().setEndpoints(mq.grpcEndpoint()).build())
+            .setConsumerGroup("observer-" + topic)
+            .setSubscriptionExpressions(Map.of(topic, FilterExpression.SUB_ALL))
+            .setMessageListener(
+                view -> {
+                  String eventId = view.getProperties().get(Envelope.EVENT_ID);
+                  deliveries
+                      .computeIfAbsent(eventId, k -> new CopyOnWriteArrayList<>())
+                      .add(view.getProperties().get(Envelope.ATTEMPT_ID));
+                  return ConsumeResult.SUCCESS;
+                })
+            .build();
+  }
+
+  TxMessage message(String id, int amount) {
+    return TxMessage.builder()
+        .eventId("evt-" + id)
+        .topic(topic)
+        .eventType("PaymentSucceeded")
+        .aggregate("Payment", id, 1)
+        .businessKey("order-" + id)
+        .payload(
+            ("{\"id\":\"" + id + "\",\"amount\":" + amount + "}").getBytes(StandardCharsets.UTF_8))
+        .build();
+  }
+
+  /** The business action of most tests: insert one payment row, return null. */
+  static TransactionalBusinessAction<Object> pays(String id, int amount) {
+    return ctx -> {
+      insertPayment(ctx.connection(), id, amount);
+      return null;
+    };
+  }
+
+  static void insertPayment(Connection c, String id, int amount) throws Exception {
+    try (PreparedStatement ps =
+        c.prepareStatement("INSERT INTO payment (id, amount) VALUES (?, ?)")) {
+      ps.setString(1, id);
+      ps.setInt(2, amount);
+      ps.executeUpdate();
+    }
+  }
+
+  boolean paymentExists(String id) throws Exception {
+    try (Connection c = db.dataSource().getConnection();
+        PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM payment WHERE id = ?")) {
+      ps.setString(1, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getInt(1) == 1;
+      }
+    }
+  }
+
+  JournalRow journal(String eventId) throws Exception {
+    try (Connection c = db.dataSource().getConnection();
+        SqlSession s = txmsg.store().session(c)) {
+      return s.getMapper(JournalMapper.class).findById(eventId);
+    }
+  }
+
+  String attemptState(String attemptId) throws Exception {
+    try (Connection c = db.dataSource().getConnection();
+        PreparedStatement ps =
+            c.prepareStatement("SELECT state FROM txmsg_attempt WHERE attempt_id = ?")) {
+      ps.setString(1, attemptId);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getString(1) : null;
+      }
+    }
+  }
+
+  List<String> attemptStatesOf(String eventId) throws Exception {
+    try (Connection c = db.dataSource().getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT state FROM txmsg_attempt WHERE event_id = ? ORDER BY created_at")) {
+      ps.setString(1, eventId);
+      try (ResultSet rs = ps.executeQuery()) {
+        List<String> out = new java.util.ArrayList<>();
+        while (rs.next()) {
+          out.add(rs.getString(1));
+        }
+        return out;
+      }
+    }
+  }
+
+  int deliveryCount(String eventId) {
+    List<String> d = deliveries.get(eventId);
+    return d == null ? 0 : d.size();
+  }
+
+  /** Waits until the condition holds or the time is up; returns whether it held. */
+  static boolean await(Duration within, BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + within.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (condition.getAsBoolean()) {
+        return true;
+      }
+      Thread.sleep(100);
+    }
+    return condition.getAsBoolean();
+  }
+
+  String journalStatus(String eventId) {
+    try {
+      JournalRow r = journal(eventId);
+      return r == null ? null : r.getStatus();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    try {
+      observer.close();
+    } finally {
+      try {
+        txmsg.close();
+      } finally {
+        db.close();
+      }
+    }
+  }
+
+  /** Per-test fault injection behind one interceptor instance. */
+  static final class SwitchableInterceptor implements ProducerInterceptor {
+    volatile ProducerInterceptor delegate = new ProducerInterceptor() {};
+
+    @Override
+    public void afterHalfMessageSent(TxMessage message, String attemptId) {
+      delegate.afterHalfMessageSent(message, attemptId);
+    }
+
+    @Override
+    public void beforeAction(TxMessage message, String attemptId) {
+      delegate.beforeAction(message, attemptId);
+    }
+
+    @Override
+    public boolean beforeHalfMessageCommit(TxMessage message, String attemptId) {
+      return delegate.beforeHalfMessageCommit(message, attemptId);
+    }
+  }
+}

@@ -1,0 +1,200 @@
+package io.txmsg.producer;
+
+import static io.txmsg.producer.ProducerHarness.await;
+import static io.txmsg.producer.ProducerHarness.pays;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.txmsg.api.CheckbackRequest;
+import io.txmsg.api.CheckbackResolver;
+import io.txmsg.api.ProducerInterceptor;
+import io.txmsg.api.Resolution;
+import io.txmsg.api.TxMessage;
+import io.txmsg.store.JournalMapper;
+import io.txmsg.store.JournalRow;
+import io.txmsg.testkit.db.TestDatabase;
+import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.ibatis.session.SqlSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The journal as an outbox: a cluster that gives up after 3 checks (its own, so the shared one
+ * keeps production-like settings), a resolver that cannot answer, and the reconciler.
+ */
+class ReconcilerTest {
+  private static final String DB = "io.txmsg.testkit.db.TestDatabases#enabled";
+  private static EmbeddedRocketMQ givingUp;
+
+  @BeforeAll
+  static void startCluster() {
+    givingUp =
+        EmbeddedRocketMQ.builder()
+            .transactionCheckInterval(Duration.ofMillis(500))
+            .transactionTimeout(Duration.ofMillis(1000))
+            .transactionCheckMax(3)
+            .start();
+  }
+
+  @AfterAll
+  static void killCluster() {
+    givingUp.close();
+  }
+
+  /** A database that cannot answer: every check-back is UNKNOWN. */
+  static final class Unreachable implements CheckbackResolver {
+    @Override
+    public Resolution resolve(CheckbackRequest request) {
+      return Resolution.UNKNOWN;
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void aCommitTheBrokerNeverReceivedAndThenGaveUpOnIsRepublishedDeliveredAndConfirmed(
+      TestDatabase kind) throws Exception {
+    try (ProducerHarness h =
+        new ProducerHarness(
+            kind,
+            givingUp,
+            s -> s.republishAfter(Duration.ofSeconds(6)).reconcileInterval(Duration.ofMillis(500)),
+            new Unreachable())) {
+      h.interceptor.delegate =
+          new ProducerInterceptor() {
+            @Override
+            public boolean beforeHalfMessageCommit(TxMessage message, String attemptId) {
+              return false;
+            }
+          };
+      String id = UUID.randomUUID().toString().substring(0, 12);
+      long start = System.nanoTime();
+      h.txmsg.template().execute(h.message(id, 5), pays(id, 5));
+      String eventId = "evt-" + id;
+      assertThat(await(Duration.ofSeconds(40), () -> h.deliveryCount(eventId) >= 1))
+          .as("republished after the broker gave up")
+          .isTrue();
+      System.out.println(
+          "MEASURED give-up-to-delivery via reconciler ms="
+              + Duration.ofNanos(System.nanoTime() - start).toMillis()
+              + " db="
+              + kind.id());
+      assertThat(await(Duration.ofSeconds(20), () -> "SENT".equals(h.journalStatus(eventId))))
+          .isTrue();
+      Thread.sleep(2000);
+      assertThat(h.deliveryCount(eventId)).isEqualTo(1);
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void twoReconcilersClaimDisjointRowsAndAPermanentErrorMakesTheRowDead(TestDatabase kind)
+      throws Exception {
+    try (ProducerHarness h = new ProducerHarness(kind, givingUp, s -> s.reconcilerEnabled(false))) {
+      List<String> ids = new ArrayList<>();
+      for (int i = 0; i < 40; i++) {
+        ids.add(insertDueRow(h, "missing-topic-" + UUID.randomUUID().toString().substring(0, 6)));
+      }
+      Reconciler r = h.txmsg.reconciler();
+      ExecutorService pool = Executors.newFixedThreadPool(2);
+      try {
+        Callable<List<String>> claim = () -> r.claim(UUID.randomUUID().toString());
+        Future<List<String>> a = pool.submit(claim);
+        Future<List<String>> b = pool.submit(claim);
+        Set<String> first = new HashSet<>(a.get());
+        Set<String> second = new HashSet<>(b.get());
+        Set<String> overlap = new HashSet<>(first);
+        overlap.retainAll(second);
+        assertThat(overlap).isEmpty();
+        Set<String> union = new HashSet<>(first);
+        union.addAll(second);
+        assertThat(union).containsExactlyInAnyOrderElementsOf(ids);
+      } finally {
+        pool.shutdownNow();
+      }
+      // The leases above are 10 s; a fresh row shows the permanent-error path.
+      String dead =
+          insertDueRow(h, "no-such-topic-" + UUID.randomUUID().toString().substring(0, 6));
+      Reconciler.Round round = r.runOnce();
+      assertThat(round.dead()).isEqualTo(1);
+      JournalRow row = h.journal(dead);
+      assertThat(row.getStatus()).isEqualTo("DEAD");
+      assertThat(row.getLastErrorCode()).isEqualTo("TOPIC_NOT_FOUND");
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void aTransientPublishFailureRetriesWithGrowingBackoff(TestDatabase kind) throws Exception {
+    try (ProducerHarness h =
+        new ProducerHarness(
+            kind,
+            givingUp,
+            s ->
+                s.reconcilerEnabled(false)
+                    .retryBackoff(Duration.ofMillis(200), Duration.ofMinutes(1)))) {
+      String eventId = insertDueRow(h, h.topic);
+      // A producer that is no longer running fails every send: a transient client error.
+      h.txmsg.close();
+      Reconciler r = h.txmsg.reconciler();
+      assertThat(r.runOnce().retried()).isEqualTo(1);
+      JournalRow first = h.journal(eventId);
+      assertThat(first.getStatus()).isEqualTo("RETRY");
+      assertThat(first.getRetryCount()).isEqualTo(1);
+      await(
+          Duration.ofSeconds(5),
+          () -> {
+            try {
+              return r.runOnce().retried() == 1;
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      JournalRow second = h.journal(eventId);
+      assertThat(second.getRetryCount()).isEqualTo(2);
+      long firstDelay = Duration.between(first.getUpdatedAt(), first.getNextRetryAt()).toMillis();
+      long secondDelay =
+          Duration.between(second.getUpdatedAt(), second.getNextRetryAt()).toMillis();
+      assertThat(secondDelay).isGreaterThan(firstDelay);
+    }
+  }
+
+  /** A committed row whose confirmation is overdue, written as the producer would. */
+  private static String insertDueRow(ProducerHarness h, String topic) throws Exception {
+    JournalRow row = new JournalRow();
+    String eventId = "evt-" + UUID.randomUUID();
+    row.setEventId(eventId);
+    row.setAttemptId(UUID.randomUUID().toString());
+    row.setStoreId("store-" + h.db.kind().id());
+    row.setAggregateType("Payment");
+    row.setAggregateId(eventId);
+    row.setAggregateVersion(1);
+    row.setEventType("PaymentSucceeded");
+    row.setEventVersion(1);
+    row.setDestination(topic);
+    row.setPayload(new byte[] {1});
+    row.setPayloadHash("0".repeat(64));
+    row.setCreatedAt(Instant.now().truncatedTo(ChronoUnit.MILLIS));
+    try (Connection c = h.db.dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      try (SqlSession s = h.txmsg.store().session(c)) {
+        s.getMapper(JournalMapper.class).insert(row, 0);
+        c.commit();
+      }
+    }
+    return eventId;
+  }
+}

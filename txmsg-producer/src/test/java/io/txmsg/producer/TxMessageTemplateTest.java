@@ -1,0 +1,389 @@
+package io.txmsg.producer;
+
+import static io.txmsg.producer.ProducerHarness.await;
+import static io.txmsg.producer.ProducerHarness.insertPayment;
+import static io.txmsg.producer.ProducerHarness.pays;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.txmsg.api.AttemptFencedException;
+import io.txmsg.api.EventIdConflictException;
+import io.txmsg.api.InvalidTxMessageException;
+import io.txmsg.api.ProducerInterceptor;
+import io.txmsg.api.TxMessage;
+import io.txmsg.api.TxResult;
+import io.txmsg.store.JournalRow;
+import io.txmsg.testkit.db.TestDatabase;
+import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * DESIGN.md section 2 against the real embedded broker, on every enabled database. The shared
+ * cluster checks half messages every 1 s once they are 2 s old.
+ */
+class TxMessageTemplateTest {
+  private static final String DB = "io.txmsg.testkit.db.TestDatabases#enabled";
+
+  /** Long enough for check-backs of a 2 s-old half message to have happened several times. */
+  private static final Duration QUIET = Duration.ofSeconds(6);
+
+  private static final Map<TestDatabase, ProducerHarness> HARNESS = new ConcurrentHashMap<>();
+
+  private static ProducerHarness harness(TestDatabase kind) {
+    return HARNESS.computeIfAbsent(
+        kind,
+        k -> {
+          try {
+            return new ProducerHarness(k, EmbeddedRocketMQ.shared(), s -> {});
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
+  }
+
+  @AfterEach
+  void resetInterceptor() {
+    HARNESS.values().forEach(h -> h.interceptor.delegate = new ProducerInterceptor() {});
+  }
+
+  @AfterAll
+  static void closeAll() throws Exception {
+    for (ProducerHarness h : HARNESS.values()) {
+      h.close();
+    }
+    HARNESS.clear();
+  }
+
+  /** The fact was not committed (no payment, no journal row) and the event never arrives. */
+  private static void assertNothingCommittedNorDelivered(ProducerHarness h, String id)
+      throws Exception {
+    assertThat(h.paymentExists(id)).isFalse();
+    assertThat(h.journal("evt-" + id)).isNull();
+    Thread.sleep(QUIET.toMillis());
+    assertThat(h.deliveryCount("evt-" + id)).isZero();
+  }
+
+  private static String id() {
+    return UUID.randomUUID().toString().substring(0, 12);
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void commitPathCommitsFactAndJournalAndDeliversExactlyOnceThenConfirmsSent(TestDatabase kind)
+      throws Exception {
+    ProducerHarness h = harness(kind);
+    String id = id();
+    TxResult<String> r =
+        h.txmsg
+            .template()
+            .execute(
+                h.message(id, 10),
+                ctx -> {
+                  insertPayment(ctx.connection(), id, 10);
+                  return "ok";
+                });
+    assertThat(r.outcome()).isEqualTo(TxResult.Outcome.COMMITTED);
+    assertThat(r.value()).isEqualTo("ok");
+    assertThat(h.paymentExists(id)).isTrue();
+    String eventId = "evt-" + id;
+    assertThat(await(Duration.ofSeconds(20), () -> "SENT".equals(h.journalStatus(eventId))))
+        .as("confirm consumer marks the row SENT")
+        .isTrue();
+    assertThat(await(Duration.ofSeconds(10), () -> h.deliveryCount(eventId) >= 1)).isTrue();
+    Thread.sleep(2000);
+    assertThat(h.deliveryCount(eventId)).isEqualTo(1);
+    assertThat(h.attemptState(r.attemptId())).isEqualTo("COMMITTED");
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void rollsBackWhenTheActionThrowsAndNothingIsEverDelivered(TestDatabase kind) throws Exception {
+    ProducerHarness h = harness(kind);
+    String id = id();
+    IllegalStateException boom = new IllegalStateException("card declined");
+    AtomicReference<String> attempt = new AtomicReference<>();
+    assertThatThrownBy(
+            () ->
+                h.txmsg
+                    .template()
+                    .execute(
+                        h.message(id, 10),
+                        ctx -> {
+                          attempt.set(ctx.attemptId());
+                          insertPayment(ctx.connection(), id, 10);
+                          throw boom;
+                        }))
+        .isSameAs(boom);
+    assertThat(h.paymentExists(id)).isFalse();
+    assertThat(h.journal("evt-" + id)).isNull();
+    assertThat(h.attemptState(attempt.get())).isEqualTo("ROLLED_BACK");
+    Thread.sleep(QUIET.toMillis());
+    assertThat(h.deliveryCount("evt-" + id)).isZero();
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void anActionThatSwallowsASilentRollbackIsNeverReportedAsSuccess(TestDatabase kind)
+      throws Exception {
+    ProducerHarness h = harness(kind);
+    String id = id();
+    // What MariaDB does after a deadlock or a lock timeout with innodb_rollback_on_timeout: the
+    // transaction is rolled back and the next statement silently starts a new one.
+    assertThatThrownBy(
+            () ->
+                h.txmsg
+                    .template()
+                    .execute(
+                        h.message(id, 10),
+                        ctx -> {
+                          try (Statement s = ctx.connection().createStatement()) {
+                            s.execute("ROLLBACK");
+                          }
+                          insertPayment(ctx.connection(), id, 10);
+                          return "looks fine";
+                        }))
+        .isInstanceOf(DefaultTxMessageTemplate.SelfCheckFailedException.class);
+    assertNothingCommittedNorDelivered(h, id);
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void aCaughtFailedStatementOnPostgresqlAbortsAndIsNotReportedAsSuccess(TestDatabase kind)
+      throws Exception {
+    ProducerHarness h = harness(kind);
+    String id = id();
+    h.txmsg.template().execute(h.message(id, 1), pays(id, 1));
+    String second = id();
+    AtomicReference<Object> outcome = new AtomicReference<>();
+    try {
+      outcome.set(
+          h.txmsg
+              .template()
+              .execute(
+                  h.message(second, 2),
+                  ctx -> {
+                    insertPayment(ctx.connection(), second, 2);
+                    try {
+                      insertPayment(ctx.connection(), id, 2); // duplicate key, caught and ignored
+                    } catch (java.sql.SQLException ignoredOnPurpose) {
+                      // the test's point: an action that swallows a failed statement
+                    }
+                    return "swallowed";
+                  }));
+    } catch (RuntimeException e) {
+      outcome.set(e);
+    }
+    if (kind == TestDatabase.POSTGRESQL) {
+      // PostgreSQL aborted the transaction: commit() would "succeed" with nothing committed.
+      assertThat(outcome.get()).isInstanceOf(RuntimeException.class);
+      assertNothingCommittedNorDelivered(h, second);
+    } else {
+      // H2 and MariaDB roll back the failed statement only: the rest commits, consistently.
+      assertThat(outcome.get()).isInstanceOf(TxResult.class);
+      assertThat(h.paymentExists(second)).isTrue();
+      assertThat(h.journal("evt-" + second)).isNotNull();
+      assertThat(await(Duration.ofSeconds(10), () -> h.deliveryCount("evt-" + second) == 1))
+          .isTrue();
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void aRetryOfACommittedEventIdDoesNotRunTheActionAgainAndRollsBackItsHalfMessage(
+      TestDatabase kind) throws Exception {
+    ProducerHarness h = harness(kind);
+    String id = id();
+    AtomicInteger runs = new AtomicInteger();
+    TxMessage m = h.message(id, 10);
+    h.txmsg
+        .template()
+        .execute(
+            m,
+            ctx -> {
+              runs.incrementAndGet();
+              insertPayment(ctx.connection(), id, 10);
+              return null;
+            });
+    TxResult<Object> retry =
+        h.txmsg
+            .template()
+            .execute(
+                m,
+                ctx -> {
+                  runs.incrementAndGet();
+                  insertPayment(ctx.connection(), id, 10);
+                  return null;
+                });
+    assertThat(retry.alreadyCommitted()).isTrue();
+    assertThat(runs.get()).isEqualTo(1);
+    assertThat(h.attemptState(retry.attemptId())).isEqualTo("ROLLED_BACK");
+    Thread.sleep(QUIET.toMillis());
+    assertThat(h.deliveryCount("evt-" + id)).isEqualTo(1);
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void theSameEventIdWithAnotherPayloadIsAConflict(TestDatabase kind) throws Exception {
+    ProducerHarness h = harness(kind);
+    String id = id();
+    h.txmsg.template().execute(h.message(id, 10), pays(id, 10));
+    AtomicInteger runs = new AtomicInteger();
+    assertThatThrownBy(
+            () ->
+                h.txmsg
+                    .template()
+                    .execute(
+                        h.message(id, 99),
+                        ctx -> {
+                          runs.incrementAndGet();
+                          return null;
+                        }))
+        .isInstanceOf(EventIdConflictException.class)
+        .hasMessageContaining("evt-" + id);
+    assertThat(runs.get()).isZero();
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void anEarlierFailedAttemptsHalfMessageIsNeverDeliveredAfterASuccessfulRetry(TestDatabase kind)
+      throws Exception {
+    ProducerHarness h = harness(kind);
+    String id = id();
+    TxMessage m = h.message(id, 10);
+    assertThatThrownBy(
+            () ->
+                h.txmsg
+                    .template()
+                    .execute(
+                        m,
+                        ctx -> {
+                          throw new IllegalStateException("first try fails");
+                        }))
+        .hasMessage("first try fails");
+    TxResult<Object> ok = h.txmsg.template().execute(m, pays(id, 10));
+    Thread.sleep(QUIET.toMillis());
+    assertThat(h.deliveries.get("evt-" + id)).containsExactly(ok.attemptId());
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void aProducerThatDiesAfterTheLocalCommitIsDeliveredByTheCheckback(TestDatabase kind)
+      throws Exception {
+    ProducerHarness h = harness(kind);
+    String id = id();
+    h.interceptor.delegate =
+        new ProducerInterceptor() {
+          @Override
+          public boolean beforeHalfMessageCommit(TxMessage message, String attemptId) {
+            return false; // the half-message commit is never called
+          }
+        };
+    long start = System.nanoTime();
+    TxResult<Object> r = h.txmsg.template().execute(h.message(id, 10), pays(id, 10));
+    assertThat(r.halfCommitAcknowledged()).isFalse();
+    assertThat(await(Duration.ofSeconds(20), () -> h.deliveryCount("evt-" + id) == 1)).isTrue();
+    long ms = Duration.ofNanos(System.nanoTime() - start).toMillis();
+    System.out.println("MEASURED crash-to-delivery via check-back ms=" + ms + " db=" + kind.id());
+    JournalRow row = h.journal("evt-" + id);
+    assertThat(row.getCheckbackCount()).isGreaterThanOrEqualTo(1);
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void aCheckbackDuringARunningLocalTransactionAnswersUnknownAndTheCommitIsDelivered(
+      TestDatabase kind) throws Exception {
+    ProducerHarness h = harness(kind);
+    String id = id();
+    // fenceAfterChecks = 2 in the harness: from the second check-back on, each tries to fence
+    // and meets the lock held by this transaction.
+    TxResult<Object> r =
+        h.txmsg
+            .template()
+            .execute(
+                h.message(id, 10),
+                ctx -> {
+                  insertPayment(ctx.connection(), id, 10);
+                  Thread.sleep(6500); // the broker checks at ~2 s, 3 s, 4 s, 5 s, 6 s
+                  return null;
+                });
+    assertThat(r.outcome()).isEqualTo(TxResult.Outcome.COMMITTED);
+    assertThat(h.attemptState(r.attemptId())).isEqualTo("COMMITTED");
+    // Delivered, and only this attempt's message. When the commit and a COMMIT check-back race,
+    // the broker may deliver it twice (ROCKETMQ-FACTS.md pitfall 3): consumers deduplicate.
+    assertThat(await(Duration.ofSeconds(15), () -> h.deliveryCount("evt-" + id) >= 1)).isTrue();
+    assertThat(h.deliveries.get("evt-" + id)).containsOnly(r.attemptId());
+    assertThat(h.paymentExists(id)).isTrue();
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void aStalledProducerIsFencedByTheCheckbackAndFailsWithTheFencedException(TestDatabase kind)
+      throws Exception {
+    ProducerHarness h = harness(kind);
+    String id = id();
+    h.interceptor.delegate =
+        new ProducerInterceptor() {
+          @Override
+          public void afterHalfMessageSent(TxMessage message, String attemptId) {
+            try {
+              await(
+                  Duration.ofSeconds(30),
+                  () -> {
+                    try {
+                      return "FENCED".equals(h.attemptState(attemptId));
+                    } catch (Exception e) {
+                      return false;
+                    }
+                  });
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+        };
+    AtomicInteger runs = new AtomicInteger();
+    assertThatThrownBy(
+            () ->
+                h.txmsg
+                    .template()
+                    .execute(
+                        h.message(id, 10),
+                        ctx -> {
+                          runs.incrementAndGet();
+                          insertPayment(ctx.connection(), id, 10);
+                          return null;
+                        }))
+        .isInstanceOf(AttemptFencedException.class);
+    assertThat(runs.get()).isZero();
+    assertNothingCommittedNorDelivered(h, id);
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void invalidInputIsRejectedBeforeAnySideEffect(TestDatabase kind) throws Exception {
+    ProducerHarness h = harness(kind);
+    String id = id();
+    AtomicInteger runs = new AtomicInteger();
+    TxMessage unknownTopic = h.message(id, 1).toBuilder().topic("not-declared").build();
+    assertThatThrownBy(
+            () -> h.txmsg.template().execute(unknownTopic, ctx -> runs.incrementAndGet()))
+        .isInstanceOf(InvalidTxMessageException.class)
+        .satisfies(e -> assertThat(((InvalidTxMessageException) e).field()).isEqualTo("topic"));
+    TxMessage huge = h.message(id, 1).toBuilder().payload(new byte[1024 * 1024 + 1]).build();
+    assertThatThrownBy(() -> h.txmsg.template().execute(huge, ctx -> runs.incrementAndGet()))
+        .isInstanceOf(InvalidTxMessageException.class)
+        .hasMessageContaining("payload");
+    assertThat(runs.get()).isZero();
+    assertThat(h.journal("evt-" + id)).isNull();
+    assertThat(h.attemptStatesOf("evt-" + id)).isEmpty();
+  }
+}

@@ -1,0 +1,42 @@
+package io.txmsg.rocketmq;
+
+import io.txmsg.transport.InboundMessage;
+import io.txmsg.transport.OutboundMessage;
+import java.nio.ByteBuffer;
+import java.time.Instant;
+import org.apache.rocketmq.client.apis.ClientServiceProvider;
+import org.apache.rocketmq.client.apis.message.Message;
+import org.apache.rocketmq.client.apis.message.MessageBuilder;
+import org.apache.rocketmq.client.apis.message.MessageView;
+
+/** Converts between the port's messages and rocketmq-client-java's. */
+final class GrpcMessages {
+  private GrpcMessages() {}
+
+  static Message toMessage(ClientServiceProvider provider, OutboundMessage m) {
+    MessageBuilder b =
+        provider
+            .newMessageBuilder()
+            .setTopic(m.topic())
+            .setKeys(m.keys().toArray(new String[0]))
+            .setBody(m.body());
+    if (m.tag() != null) {
+      b.setTag(m.tag());
+    }
+    m.properties().forEach(b::addProperty);
+    return b.build();
+  }
+
+  static InboundMessage toInbound(MessageView view) {
+    ByteBuffer buffer = view.getBody().duplicate();
+    byte[] body = new byte[buffer.remaining()];
+    buffer.get(body);
+    return new InboundMessage(
+        view.getTopic(),
+        view.getMessageId().toString(),
+        view.getProperties(),
+        body,
+        view.getDeliveryAttempt(),
+        Instant.ofEpochMilli(view.getBornTimestamp()));
+  }
+}

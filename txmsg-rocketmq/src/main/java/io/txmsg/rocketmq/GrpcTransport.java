@@ -1,0 +1,175 @@
+package io.txmsg.rocketmq;
+
+import io.txmsg.transport.BatchHandler;
+import io.txmsg.transport.BrokerConnection;
+import io.txmsg.transport.ConfirmationSpec;
+import io.txmsg.transport.DeliveryHandler;
+import io.txmsg.transport.InboundMessage;
+import io.txmsg.transport.ProducerChannel;
+import io.txmsg.transport.ProducerSpec;
+import io.txmsg.transport.Subscription;
+import io.txmsg.transport.SubscriptionSpec;
+import io.txmsg.transport.Transport;
+import io.txmsg.transport.TransportException;
+import io.txmsg.api.Resolution;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import org.apache.rocketmq.client.apis.ClientConfiguration;
+import org.apache.rocketmq.client.apis.ClientConfigurationBuilder;
+import org.apache.rocketmq.client.apis.ClientServiceProvider;
+import org.apache.rocketmq.client.apis.StaticSessionCredentialsProvider;
+import org.apache.rocketmq.client.apis.consumer.FilterExpression;
+import org.apache.rocketmq.client.apis.consumer.FilterExpressionType;
+import org.apache.rocketmq.client.apis.consumer.PushConsumer;
+import org.apache.rocketmq.client.apis.producer.Producer;
+import org.apache.rocketmq.client.apis.producer.TransactionResolution;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The transport port over gRPC (rocketmq-client-java) through a RocketMQ 5 proxy: the default
+ * transport, selected by {@link BrokerConnection#endpoints(String)}. One client object per
+ * producer, group subscription, confirm topic and dead-letter drain, all with this transport's
+ * client configuration.
+ */
+public final class GrpcTransport implements Transport {
+  private static final Logger log = LoggerFactory.getLogger(GrpcTransport.class);
+
+  private final BrokerConnection connection;
+  private final ClientServiceProvider provider = ClientServiceProvider.loadService();
+  private final ClientConfiguration config;
+  private final ScheduledExecutorService retries =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "txmsg-grpc-retry");
+            t.setDaemon(true);
+            return t;
+          });
+
+  public GrpcTransport(BrokerConnection connection) {
+    connection.validate();
+    this.connection = connection;
+    ClientConfigurationBuilder cb =
+        ClientConfiguration.newBuilder()
+            .setEndpoints(connection.endpoints())
+            .setRequestTimeout(connection.requestTimeout());
+    if (connection.accessKey() != null) {
+      cb.setCredentialProvider(
+          new StaticSessionCredentialsProvider(connection.accessKey(), connection.secretKey()));
+    }
+    this.config = cb.build();
+  }
+
+  @Override
+  public String name() {
+    return "grpc";
+  }
+
+  @Override
+  public ProducerChannel openProducer(ProducerSpec spec) {
+    try {
+      Producer producer =
+          provider
+              .newProducerBuilder()
+              .setClientConfiguration(config)
+              .setTopics(spec.topics().toArray(new String[0]))
+              .setTransactionChecker(
+                  view -> {
+                    InboundMessage m = GrpcMessages.toInbound(view);
+                    try {
+                      Resolution r = spec.checkbackHandler().check(m);
+                      return r == null
+                          ? TransactionResolution.UNKNOWN
+                          : TransactionResolution.valueOf(r.name());
+                    } catch (RuntimeException | Error e) {
+                      log.warn(
+                          "check-back failed messageId={}: {} → UNKNOWN", m.messageId(), e.toString());
+                      return TransactionResolution.UNKNOWN;
+                    }
+                  })
+              .build();
+      return new GrpcProducerChannel(provider, producer);
+    } catch (Exception e) {
+      throw new TransportException(
+          "producer for topics "
+              + spec.topics()
+              + " could not start at "
+              + connection.endpoints()
+              + ": "
+              + PublishErrors.classify("start", e).getMessage(),
+          e);
+    }
+  }
+
+  @Override
+  public Subscription subscribe(SubscriptionSpec spec, DeliveryHandler handler) {
+    Map<String, FilterExpression> subscriptions = new HashMap<>();
+    spec.tagsByTopic()
+        .forEach((t, tag) -> subscriptions.put(t, new FilterExpression(tag, FilterExpressionType.TAG)));
+    GrpcPushSubscription subscription = new GrpcPushSubscription(spec.group(), handler);
+    try {
+      PushConsumer consumer =
+          provider
+              .newPushConsumerBuilder()
+              .setClientConfiguration(config)
+              .setConsumerGroup(spec.group())
+              .setSubscriptionExpressions(subscriptions)
+              .setConsumptionThreadCount(spec.threads())
+              .setMessageListener(subscription::onMessage)
+              .build();
+      subscription.attach(consumer);
+      return subscription;
+    } catch (Exception e) {
+      throw new TransportException(
+          "consumer group "
+              + spec.group()
+              + " could not subscribe "
+              + spec.tagsByTopic().keySet()
+              + " at "
+              + connection.endpoints()
+              + ": "
+              + e.getMessage(),
+          e);
+    }
+  }
+
+  @Override
+  public Subscription confirmDeliveries(ConfirmationSpec spec, BatchHandler handler) {
+    GrpcConfirmationSource source = new GrpcConfirmationSource(spec, handler);
+    try {
+      source.start(provider, config);
+      return source;
+    } catch (Exception e) {
+      throw new TransportException(
+          "confirm group "
+              + spec.group()
+              + " could not subscribe "
+              + spec.topics()
+              + " at "
+              + connection.endpoints()
+              + ": "
+              + e.getMessage(),
+          e);
+    }
+  }
+
+  @Override
+  public Subscription drainDeadLetters(String group, DeliveryHandler handler, Duration retry) {
+    GrpcDeadLetterDrain drain = new GrpcDeadLetterDrain(group, handler);
+    drain.start(provider, config, retries, retry);
+    return drain;
+  }
+
+  @Override
+  public void close() {
+    retries.shutdownNow();
+  }
+
+  @Override
+  public String toString() {
+    return "GrpcTransport{" + connection + "}";
+  }
+}

@@ -1,0 +1,24 @@
+package io.txmsg.transport;
+
+import io.txmsg.api.PublishException;
+
+/**
+ * A store's producer on a transport: sends half messages for the declared topics and answers their
+ * check-backs through the {@link ProducerSpec#checkbackHandler()} it was opened with.
+ *
+ * <p>Errors are {@link PublishException}s whose {@link PublishException#errorCode()} and {@link
+ * PublishException#retryable()} come from one mapping per implementation (e.g. TOPIC_NOT_FOUND,
+ * PERMISSION_DENIED, TOO_LARGE and BAD_REQUEST are permanent; timeouts and throttling retryable).
+ */
+public interface ProducerChannel extends AutoCloseable {
+  /**
+   * Sends a half message and returns its handle. When this throws, nothing was stored by the
+   * broker as far as the client knows; a half message that was stored anyway is settled by the
+   * check-back (its attempt has no row: fenced after enough checks).
+   */
+  HalfMessage sendHalf(OutboundMessage message) throws PublishException;
+
+  /** Stops sending and answering check-backs. */
+  @Override
+  void close() throws Exception;
+}
