@@ -154,21 +154,20 @@ public final class BenchMain {
                     .reconcilerEnabled(false))
             .build();
     startSpring();
-    Sections s = new Sections(this);
     if (opt.enabled("producer")) {
-      s.producer();
+      new ProducerSection(this).run();
     }
     if (opt.enabled("consumer")) {
-      s.consumer();
+      new ConsumerSection(this).run();
     }
     if (opt.enabled("e2e")) {
-      s.endToEnd();
+      new EndToEndSection(this).run();
     }
     if (opt.enabled("store")) {
-      s.store();
+      new StoreSection(this).run();
     }
     if (opt.enabled("checkback")) {
-      s.checkback();
+      new CheckbackSection(this).run();
     }
     writeReport();
   }

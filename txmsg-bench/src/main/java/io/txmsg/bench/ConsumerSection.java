@@ -1,0 +1,256 @@
+package io.txmsg.bench;
+
+import static io.txmsg.bench.BenchMain.progress;
+import static io.txmsg.bench.BenchSupport.col;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.txmsg.api.Envelope;
+import io.txmsg.api.consumer.ConsumeContext;
+import io.txmsg.api.consumer.ConsumeOutcome;
+import io.txmsg.bench.BenchSupport.BackgroundClose;
+import io.txmsg.bench.Credits.Paid;
+import io.txmsg.consumer.ConsumerGroupConfig;
+import io.txmsg.consumer.HandlerDefinition;
+import io.txmsg.consumer.TxConsumerSettings;
+import io.txmsg.consumer.TxConsumers;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.rocketmq.client.apis.consumer.ConsumeResult;
+import org.apache.rocketmq.client.apis.consumer.FilterExpression;
+import org.apache.rocketmq.client.apis.consumer.PushConsumer;
+import org.apache.rocketmq.client.apis.producer.Producer;
+
+/** 2. Consumer throughput: a raw PushConsumer against txmsg handlers with dedup (and guard). */
+final class ConsumerSection {
+  static final String C_RAW = "raw PushConsumer, insert in own tx";
+  static final String C_DEDUP = "txmsg handler, dedup";
+  static final String C_GUARD = "txmsg handler, dedup + version guard";
+
+  private static final List<String> VARIANTS = List.of(C_RAW, C_DEDUP, C_GUARD);
+
+  private final BenchMain b;
+  private final ExecutorService closer = Executors.newCachedThreadPool();
+
+  /** Per variant, one {msg/s, seconds, handled} per measured round. */
+  private final Map<String, List<double[]>> results = new LinkedHashMap<>();
+
+  /** The consumers of finished rounds, closing in the background. */
+  private final List<BackgroundClose> closing = new ArrayList<>();
+
+  ConsumerSection(BenchMain b) {
+    this.b = b;
+  }
+
+  void run() throws Exception {
+    int n = b.opt.consumeMessages;
+    preload(n);
+    for (int round = 0; round <= b.opt.rounds; round++) { // round 0 warms up (JIT)
+      runRound(round, n);
+    }
+    for (BackgroundClose f : closing) {
+      f.await();
+    }
+    writeReport(n);
+  }
+
+  /** Sends {@code n} envelopes into the consume topic, from 8 threads. */
+  private void preload(int n) throws Exception {
+    progress("== 2. consumer: preloading %d envelopes into %s", n, b.consumeTopic);
+    Messages messages = new Messages(b.provider);
+    Producer pre =
+        b.provider
+            .newProducerBuilder()
+            .setClientConfiguration(b.clientConfig)
+            .setTopics(b.consumeTopic)
+            .build();
+    AtomicLong next = new AtomicLong();
+    long t0 = System.nanoTime();
+    BenchSupport.parallel(
+        8,
+        () -> {
+          long i;
+          while ((i = next.incrementAndGet()) <= n) {
+            String id = "c-" + b.run + "-" + i;
+            pre.send(messages.envelope(b.consumeTopic, id));
+          }
+        });
+    pre.close();
+    progress("preloaded %d in %.1f s", n, (System.nanoTime() - t0) / 1e9);
+  }
+
+  /** Each variant once, with a fresh consumer group, in an order rotated by round. */
+  private void runRound(int round, int n) throws Exception {
+    List<String> order = new ArrayList<>(VARIANTS);
+    Collections.rotate(order, round);
+    for (String v : order) {
+      String group = groupName(v, round);
+      b.mq.createConsumerGroup(group, 16, Duration.ofSeconds(1), Duration.ofSeconds(5));
+      double[] r = consumeAll(v, group, n);
+      if (round > 0) {
+        results.computeIfAbsent(v, k -> new ArrayList<>()).add(r);
+      }
+      progress(
+          "round %d %-38s %8.0f msg/s (%d of %d in %.2f s)%s",
+          round, v, r[0], (long) r[2], n, r[1], round == 0 ? " (warm-up)" : "");
+    }
+  }
+
+  private String groupName(String variant, int round) {
+    return "bench-"
+        + (variant.equals(C_RAW) ? "raw" : variant.equals(C_DEDUP) ? "dedup" : "guard")
+        + "-"
+        + round
+        + "-"
+        + b.run;
+  }
+
+  /** Handles one message per distinct event id; returns {msg/s, seconds, handled}. */
+  private double[] consumeAll(String variant, String group, int n) throws Exception {
+    Completion done = new Completion(n);
+    Runnable stop =
+        variant.equals(C_RAW)
+            ? startRawConsumer(group, done)
+            : startTxConsumer(group, variant.equals(C_GUARD), done);
+    boolean complete = done.all.await(180, TimeUnit.SECONDS);
+    closing.add(new BackgroundClose(closer, stop));
+    double secs = (done.last.get() - done.first.get()) / 1e9;
+    long handled = n - done.all.getCount();
+    if (!complete) {
+      progress("  ! %s consumed only %d of %d", variant, handled, n);
+    }
+    return new double[] {handled / secs, secs, handled};
+  }
+
+  /** Jackson decoding and the credit row in its own JDBC transaction, no dedup; returns stop. */
+  private Runnable startRawConsumer(String group, Completion done) throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    PushConsumer pc =
+        b.provider
+            .newPushConsumerBuilder()
+            .setClientConfiguration(b.clientConfig)
+            .setConsumerGroup(group)
+            .setSubscriptionExpressions(Map.of(b.consumeTopic, FilterExpression.SUB_ALL))
+            .setConsumptionThreadCount(8)
+            .setMessageListener(
+                view -> {
+                  done.first.compareAndSet(0, System.nanoTime());
+                  String id = view.getProperties().get(Envelope.EVENT_ID);
+                  try {
+                    byte[] body = new byte[view.getBody().remaining()];
+                    view.getBody().duplicate().get(body);
+                    Paid p = json.readValue(body, Paid.class);
+                    try (Connection c = b.ds.getConnection()) {
+                      c.setAutoCommit(false);
+                      Credits.credit(c, group, id, p);
+                      c.commit();
+                    }
+                  } catch (Exception e) {
+                    return ConsumeResult.FAILURE;
+                  }
+                  done.accept(id);
+                  return ConsumeResult.SUCCESS;
+                })
+            .build();
+    return () -> BenchSupport.quietly(pc::close);
+  }
+
+  /** The credit row inside the framework's transaction; returns stop. */
+  private Runnable startTxConsumer(String group, boolean guard, Completion done) throws Exception {
+    TxConsumers tc =
+        TxConsumers.builder()
+            .dataSource(b.ds)
+            .settings(
+                new TxConsumerSettings()
+                    .endpoints(b.mq.grpcEndpoint())
+                    .consumptionThreads(8)
+                    .group(ConsumerGroupConfig.of(group).subscribe(b.consumeTopic)))
+            .handler(
+                HandlerDefinition.of(
+                        group,
+                        b.consumeTopic,
+                        "PaymentSucceeded",
+                        Paid.class,
+                        (Paid event, ConsumeContext ctx) -> {
+                          done.first.compareAndSet(0, System.nanoTime());
+                          Credits.credit(ctx.connection(), group, ctx.eventId(), event);
+                        })
+                    .versionGuard(guard))
+            .listener(
+                (g, type, id, outcome) -> {
+                  if (outcome == ConsumeOutcome.APPLIED || outcome == ConsumeOutcome.DUPLICATE) {
+                    done.accept(id);
+                  }
+                })
+            .build();
+    return () -> BenchSupport.quietly(tc::close);
+  }
+
+  /** First receipt, last handling, and a countdown of the distinct event ids handled. */
+  private static final class Completion {
+    final Set<String> seen = ConcurrentHashMap.newKeySet();
+    final CountDownLatch all;
+    final AtomicLong first = new AtomicLong();
+    final AtomicLong last = new AtomicLong();
+
+    Completion(int n) {
+      all = new CountDownLatch(n);
+    }
+
+    void accept(String id) {
+      long now = System.nanoTime();
+      first.compareAndSet(0, now);
+      if (seen.add(id)) {
+        last.accumulateAndGet(now, Math::max);
+        all.countDown();
+      }
+    }
+  }
+
+  private void writeReport(int n) {
+    Report rep = b.report;
+    rep.h2("2. Consumer throughput");
+    rep.p(
+        n
+            + " envelopes (as the txmsg producer writes them) are preloaded into a NORMAL topic;"
+            + " each round a fresh consumer group of each variant consumes all of them from the"
+            + " start (8 consumption threads each). Throughput = messages / (last applied − first"
+            + " received). The raw consumer decodes the JSON payload with Jackson and inserts the"
+            + " credit row in its own JDBC transaction (no dedup); the txmsg handler inserts the"
+            + " same row inside the framework's transaction (consume-log claim, optional version"
+            + " guard: one aggregate per event, so the guard also creates one version row per event"
+            + " in its own short transaction). Medians over "
+            + b.opt.rounds
+            + " rounds after one warm-up round.");
+    rep.table("variant", "msg/s", "× raw");
+    double base = Stats.median(col(results.get(C_RAW), 0));
+    for (String v : VARIANTS) {
+      double tp = Stats.median(col(results.get(v), 0));
+      rep.row(v, Report.num(tp), Report.ratio(tp / base));
+    }
+    rep.end();
+    double dedup = Stats.median(col(results.get(C_DEDUP), 0));
+    double guard = Stats.median(col(results.get(C_GUARD), 0));
+    rep.target(
+        "consumer: dedup / raw",
+        dedup / base,
+        0.85,
+        Report.num(dedup) + " vs " + Report.num(base) + " msg/s");
+    rep.target(
+        "consumer: dedup + version guard / raw",
+        guard / base,
+        0.85,
+        Report.num(guard) + " vs " + Report.num(base) + " msg/s");
+  }
+}

@@ -1,0 +1,196 @@
+package io.txmsg.bench;
+
+import static io.txmsg.bench.BenchMain.progress;
+
+import io.txmsg.rocketmq.Reconciler;
+import io.txmsg.rocketmq.TxMessagingSettings;
+import io.txmsg.store.Archiver;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** 5. Store: bytes per event, reconciler republish rate, archive rate. */
+final class StoreSection {
+  private static final List<String> TABLES =
+      List.of(
+          "txmsg_journal",
+          "txmsg_attempt",
+          "txmsg_consume_log",
+          "txmsg_aggregate_version",
+          "raw_journal");
+
+  /** Terminal rows per table and round for the archive. */
+  private static final int ARCHIVE_ROWS = 20_000;
+
+  private final BenchMain b;
+
+  StoreSection(BenchMain b) {
+    this.b = b;
+  }
+
+  void run() throws Exception {
+    progress("== 5. store: bytes per event, reconciler republish, archive");
+    b.report.h2("5. Store: bytes per event, reconciler, archive");
+    bytesPerEvent();
+    reconcilerRepublish();
+    archive();
+  }
+
+  // ---------------------------------------------------------------- bytes per event
+
+  /** Bytes per event, on the rows the runs above wrote. */
+  private void bytesPerEvent() throws Exception {
+    Report rep = b.report;
+    rep.h3("Bytes per event");
+    rep.p(
+        "Table size (data + indexes) / rows, on the rows written by the runs above. PostgreSQL:"
+            + " `pg_total_relation_size`; MariaDB: information_schema `data_length + index_length`"
+            + " after ANALYZE (InnoDB pages, so small tables round up); H2 in memory has no"
+            + " size function: the figure is the sum of the stored values' octet lengths, i.e."
+            + " **data only, without row overhead and indexes** (a lower bound).");
+    rep.table("table", "rows", "bytes", "bytes / row");
+    try (Connection c = b.ds.getConnection()) {
+      for (String t : TABLES) {
+        tableRow(rep, c, t);
+      }
+    }
+    rep.end();
+    rep.p(
+        "Per produced event txmsg keeps one journal row + one attempt row (the attempt row is"
+            + " archived soon: it only has to outlive the broker's check window); per consumed event"
+            + " and group one consume-log row (+ one version row per aggregate with the guard).");
+  }
+
+  private void tableRow(Report rep, Connection c, String t) throws Exception {
+    long rows = Sql.queryLong(c, "SELECT COUNT(*) FROM " + t);
+    long bytes = tableBytes(c, t);
+    progress("  %-24s %9d rows %12d bytes %8.0f bytes/row", t, rows, bytes, (double) bytes / rows);
+    rep.row(
+        "`" + t + "`" + (t.equals("raw_journal") ? " (baseline b)" : ""),
+        rows,
+        bytes < 0 ? "–" : Report.num(bytes),
+        rows == 0 || bytes < 0 ? "–" : Report.num((double) bytes / rows));
+  }
+
+  /** The table's size in bytes, or -1 when the database cannot tell. */
+  private long tableBytes(Connection c, String t) {
+    try {
+      return b.sql.tableBytes(c, t);
+    } catch (Exception e) {
+      progress("  size of %s not available: %s", t, e);
+      return -1;
+    }
+  }
+
+  // ---------------------------------------------------------------- reconciler
+
+  private void reconcilerRepublish() throws Exception {
+    int rows = b.opt.consumeMessages / 2;
+    List<Double> rates = new ArrayList<>();
+    Reconciler reconciler = b.txmsg.reconciler();
+    for (int round = 1; round <= b.opt.rounds; round++) {
+      fillDuePending("rc" + round + b.run, rows);
+      long t0 = System.nanoTime();
+      long done = republishAll(reconciler);
+      double rate = done / ((System.nanoTime() - t0) / 1e9);
+      rates.add(rate);
+      progress("round %d reconciler republished %d rows at %.0f rows/s", round, done, rate);
+      BenchSupport.drain(b.ds);
+    }
+    Report rep = b.report;
+    rep.h3("Reconciler republish");
+    rep.p(
+        rows
+            + " due PENDING rows per round (bulk-inserted), then `Reconciler.runOnce()` until a round"
+            + " claims nothing (batch "
+            + new TxMessagingSettings().reconcileBatchSize()
+            + ", one transactional send + commit per row, one thread). Median over "
+            + b.opt.rounds
+            + " rounds: **"
+            + Report.num(Stats.median(rates))
+            + " rows/s**.");
+  }
+
+  /** Bulk-inserts {@code rows} PENDING journal rows created a day ago, so all are due. */
+  private void fillDuePending(String prefix, int rows) throws Exception {
+    Sql.update(
+        b.ds,
+        b.sql.journalFill(
+            prefix,
+            1,
+            rows,
+            "PENDING",
+            b.txTopic,
+            BenchMain.PAYLOAD,
+            b.sql.daysAgo(1),
+            b.sql.now()));
+  }
+
+  /** Runs the reconciler until a round claims nothing; returns the rows republished. */
+  private static long republishAll(Reconciler reconciler) throws Exception {
+    long done = 0;
+    while (true) {
+      Reconciler.Round r = reconciler.runOnce();
+      done += r.republished();
+      if (r.claimed() == 0) {
+        break;
+      }
+    }
+    return done;
+  }
+
+  // ---------------------------------------------------------------- archive
+
+  private void archive() throws Exception {
+    Map<Archiver.Table, List<Double>> archRates = new LinkedHashMap<>();
+    Archiver archiver = new Archiver(b.ds, b.txmsg.store());
+    for (int round = 1; round <= b.opt.rounds; round++) {
+      fillArchivable("ar" + round + b.run);
+      Archiver.Result r =
+          archiver.run(
+              new Archiver.Policy(
+                  Duration.ofDays(1), Duration.ofDays(8), Duration.ofDays(1), null, 1000, false),
+              x -> {});
+      StringBuilder line = new StringBuilder();
+      for (Archiver.TableResult t : r.tables()) {
+        archRates.computeIfAbsent(t.table(), k -> new ArrayList<>()).add(t.rowsPerSecond());
+        line.append(
+            String.format(
+                Locale.ROOT,
+                " %s %d rows %.0f rows/s;",
+                t.table().label(),
+                t.rows(),
+                t.rowsPerSecond()));
+      }
+      progress("round %d archive:%s", round, line);
+    }
+    writeArchiveReport(archRates);
+  }
+
+  /** Journal, attempt and consume-log rows 30 days old, all terminal. */
+  private void fillArchivable(String prefix) throws Exception {
+    String old = b.sql.daysAgo(30);
+    Sql.update(
+        b.ds,
+        b.sql.journalFill(prefix, 1, ARCHIVE_ROWS, "SENT", b.txTopic, BenchMain.PAYLOAD, old, old));
+    Sql.update(b.ds, b.sql.attemptFill(prefix, 1, ARCHIVE_ROWS, old));
+    Sql.update(b.ds, b.sql.consumeLogFill(prefix, 1, ARCHIVE_ROWS, old));
+  }
+
+  private void writeArchiveReport(Map<Archiver.Table, List<Double>> archRates) {
+    Report rep = b.report;
+    rep.h3("Archive (`io.txmsg.store.Archiver`, copy to *_archive + delete, batches of 1000)");
+    rep.p(
+        ARCHIVE_ROWS
+            + " terminal rows 30 days old per table per round; median over "
+            + b.opt.rounds
+            + " rounds.");
+    rep.table("table", "rows/s");
+    archRates.forEach((t, v) -> rep.row(t.label(), Report.num(Stats.median(v))));
+    rep.end();
+  }
+}
