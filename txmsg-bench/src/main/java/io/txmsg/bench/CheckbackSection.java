@@ -4,13 +4,14 @@ import static io.txmsg.bench.BenchMain.progress;
 
 import io.txmsg.api.CheckbackRequest;
 import io.txmsg.api.Resolution;
-import io.txmsg.rocketmq.JournalCheckbackResolver;
-import io.txmsg.rocketmq.TxMessagingSettings;
+import io.txmsg.producer.JournalCheckbackResolver;
+import io.txmsg.producer.TxProducerSettings;
 import io.txmsg.store.SchemaInstaller;
 import io.txmsg.store.TxmsgStore;
 import io.txmsg.testkit.TempDirectories;
 import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
+import io.txmsg.transport.BrokerConnection;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -78,7 +79,7 @@ final class CheckbackSection {
     SchemaInstaller.installIfMissing(ds, "txmsg_");
     TxmsgStore store = TxmsgStore.detect(ds, "txmsg_");
     return new JournalCheckbackResolver(
-        ds, store, new TxMessagingSettings().storeId("bench").endpoints("unused:1").topics("t"));
+        ds, store, new TxProducerSettings().storeId("bench").connection(BrokerConnection.endpoints("unused:1")).topics("t"));
   }
 
   /** Grows the tables to {@code size} rows and measures the lookups there. */

@@ -13,6 +13,7 @@ import io.txmsg.consumer.ConsumerGroupConfig;
 import io.txmsg.consumer.HandlerDefinition;
 import io.txmsg.consumer.TxConsumerSettings;
 import io.txmsg.consumer.TxConsumers;
+import io.txmsg.transport.BrokerConnection;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -173,7 +174,7 @@ final class ConsumerSection {
             .dataSource(b.ds)
             .settings(
                 new TxConsumerSettings()
-                    .endpoints(b.mq.grpcEndpoint())
+                    .connection(BrokerConnection.endpoints(b.mq.grpcEndpoint()))
                     .consumptionThreads(8)
                     .group(ConsumerGroupConfig.of(group).subscribe(b.consumeTopic)))
             .handler(

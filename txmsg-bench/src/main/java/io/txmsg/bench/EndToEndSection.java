@@ -12,6 +12,7 @@ import io.txmsg.consumer.HandlerDefinition;
 import io.txmsg.consumer.TxConsumerSettings;
 import io.txmsg.consumer.TxConsumers;
 import io.txmsg.testkit.db.TestDatabase;
+import io.txmsg.transport.BrokerConnection;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -67,7 +68,7 @@ final class EndToEndSection {
         .dataSource(b.ds)
         .settings(
             new TxConsumerSettings()
-                .endpoints(b.mq.grpcEndpoint())
+                .connection(BrokerConnection.endpoints(b.mq.grpcEndpoint()))
                 .consumptionThreads(8)
                 .group(ConsumerGroupConfig.of(group).subscribe(b.e2eTopic)))
         .handler(

@@ -2,7 +2,7 @@ package io.txmsg.bench;
 
 import static io.txmsg.bench.BenchMain.progress;
 
-import io.txmsg.rocketmq.TxMessaging;
+import io.txmsg.producer.TxProducer;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -112,7 +112,7 @@ final class ProducerSection {
     return ops;
   }
 
-  private static void txmsg(TxMessaging tx, String topic, String id) throws Exception {
+  private static void txmsg(TxProducer tx, String topic, String id) throws Exception {
     tx.template()
         .execute(
             Messages.txMessage(topic, id),

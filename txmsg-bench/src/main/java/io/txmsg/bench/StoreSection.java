@@ -2,8 +2,8 @@ package io.txmsg.bench;
 
 import static io.txmsg.bench.BenchMain.progress;
 
-import io.txmsg.rocketmq.Reconciler;
-import io.txmsg.rocketmq.TxMessagingSettings;
+import io.txmsg.producer.Reconciler;
+import io.txmsg.producer.TxProducerSettings;
 import io.txmsg.store.Archiver;
 import java.sql.Connection;
 import java.time.Duration;
@@ -107,7 +107,7 @@ final class StoreSection {
         rows
             + " due PENDING rows per round (bulk-inserted), then `Reconciler.runOnce()` until a round"
             + " claims nothing (batch "
-            + new TxMessagingSettings().reconcileBatchSize()
+            + new TxProducerSettings().reconcileBatchSize()
             + ", one transactional send + commit per row, one thread). Median over "
             + b.opt.rounds
             + " rounds: **"
