@@ -79,7 +79,12 @@ final class CheckbackSection {
     SchemaInstaller.installIfMissing(ds, "txmsg_");
     TxmsgStore store = TxmsgStore.detect(ds, "txmsg_");
     return new JournalCheckbackResolver(
-        ds, store, new TxProducerSettings().storeId("bench").connection(BrokerConnection.endpoints("unused:1")).topics("t"));
+        ds,
+        store,
+        new TxProducerSettings()
+            .storeId("bench")
+            .connection(BrokerConnection.endpoints("unused:1"))
+            .topics("t"));
   }
 
   /** Grows the tables to {@code size} rows and measures the lookups there. */

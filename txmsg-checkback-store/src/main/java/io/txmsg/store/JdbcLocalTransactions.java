@@ -1,6 +1,5 @@
 package io.txmsg.store;
 
-import io.txmsg.store.BrokenConnections;
 import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;

@@ -24,9 +24,7 @@ public final class TablePrefix {
     if (prefix == null || !VALID.matcher(prefix).matches()) {
       throw new InvalidSettingsException(
           "tablePrefix",
-          "must match [a-z][a-z0-9_]{0,23} (it becomes part of table names), was '"
-              + prefix
-              + "'");
+          "must match [a-z][a-z0-9_]{0,23} (it becomes part of table names), was '" + prefix + "'");
     }
     return prefix;
   }

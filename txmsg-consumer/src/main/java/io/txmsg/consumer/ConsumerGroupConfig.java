@@ -24,8 +24,7 @@ public final class ConsumerGroupConfig {
 
   private ConsumerGroupConfig(String name) {
     if (name == null || name.isBlank() || name.length() > 64) {
-      throw new InvalidSettingsException(
-          "groups[" + name + "].name", "must be 1..64 characters");
+      throw new InvalidSettingsException("groups[" + name + "].name", "must be 1..64 characters");
     }
     this.name = name;
   }

@@ -50,9 +50,11 @@ final class GroupConsumer implements DeliveryHandler, AutoCloseable {
     this.interceptor = interceptor;
   }
 
-  void start(Transport transport, int threads, Duration retryPolicyWait) throws InterruptedException {
+  void start(Transport transport, int threads, Duration retryPolicyWait)
+      throws InterruptedException {
     subscription =
-        transport.subscribe(new SubscriptionSpec(config.name(), config.subscriptions(), threads), this);
+        transport.subscribe(
+            new SubscriptionSpec(config.name(), config.subscriptions(), threads), this);
     checkRetryPolicy(retryPolicyWait);
   }
 
@@ -67,7 +69,8 @@ final class GroupConsumer implements DeliveryHandler, AutoCloseable {
       log.warn(
           "group={} broker retry policy unknown after {}: parking relies on handler maxAttempts;"
               + " the dead-letter drain catches anything the broker gives up on",
-          config.name(), wait);
+          config.name(),
+          wait);
       return;
     }
     brokerMaxAttempts = max.getAsInt();

@@ -1,11 +1,11 @@
 package io.txmsg.consumer;
 
 import io.txmsg.api.consumer.ConsumeOutcome;
-import io.txmsg.store.HeadersCodec;
 import io.txmsg.store.ConsumeLogMapper;
 import io.txmsg.store.ConsumeLogRow;
 import io.txmsg.store.DeadLetterMapper;
 import io.txmsg.store.DeadLetterRow;
+import io.txmsg.store.HeadersCodec;
 import io.txmsg.store.SqlStates;
 import io.txmsg.store.StoreTransactions;
 import io.txmsg.transport.IncomingEvent;

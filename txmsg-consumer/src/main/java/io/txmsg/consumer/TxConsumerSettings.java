@@ -37,7 +37,8 @@ public final class TxConsumerSettings implements Cloneable {
 
   /**
    * How to reach the broker (shared with the producer settings), e.g. {@code
-   * BrokerConnection.endpoints("127.0.0.1:8081")}; required unless the builder is given a transport.
+   * BrokerConnection.endpoints("127.0.0.1:8081")}; required unless the builder is given a
+   * transport.
    */
   public TxConsumerSettings connection(BrokerConnection connection) {
     checkNotSealed();
@@ -164,7 +165,8 @@ public final class TxConsumerSettings implements Cloneable {
       throw new InvalidSettingsException("connection", "is required");
     }
     if (tooOldMargin.compareTo(consumeLogRetention) >= 0) {
-      throw new InvalidSettingsException("tooOldMargin", "must be shorter than consumeLogRetention");
+      throw new InvalidSettingsException(
+          "tooOldMargin", "must be shorter than consumeLogRetention");
     }
     if (commandBatchSize < 1) {
       throw new InvalidSettingsException("commandBatchSize", "must be >= 1");

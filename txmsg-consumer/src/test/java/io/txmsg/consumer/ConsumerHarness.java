@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.api.Envelope;
 import io.txmsg.api.PayloadHashes;
+import io.txmsg.api.Resolution;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.api.consumer.ConsumerInterceptor;
 import io.txmsg.store.ConsumeLogMapper;
@@ -15,9 +16,11 @@ import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
 import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
-import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.rocketmq.TopicType;
-import io.txmsg.transport.BrokerConnection;
+import io.txmsg.testkit.transport.TestTransport;
+import io.txmsg.transport.OutboundMessage;
+import io.txmsg.transport.ProducerChannel;
+import io.txmsg.transport.ProducerSpec;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -27,15 +30,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
-import org.apache.rocketmq.client.apis.ClientConfiguration;
-import org.apache.rocketmq.client.apis.ClientServiceProvider;
-import org.apache.rocketmq.client.apis.message.MessageBuilder;
-import org.apache.rocketmq.client.apis.producer.Producer;
 
 /**
  * One database with a business table, one NORMAL topic, a raw producer that sends hand-made
@@ -45,7 +45,7 @@ import org.apache.rocketmq.client.apis.producer.Producer;
 final class ConsumerHarness implements AutoCloseable {
   static final String DB = "io.txmsg.testkit.db.TestDatabases#enabled";
 
-  final EmbeddedRocketMQ mq = EmbeddedRocketMQ.shared();
+  final TestTransport.Open transport;
   final DatabaseFixture db;
   final SwitchableDataSource dataSource;
   final String topic = "t-" + UUID.randomUUID().toString().substring(0, 8);
@@ -54,11 +54,17 @@ final class ConsumerHarness implements AutoCloseable {
   final Map<String, AtomicInteger> outcomes = new ConcurrentHashMap<>();
   final Map<String, List<ConsumeOutcome>> byEvent = new ConcurrentHashMap<>();
   volatile Predicate<String> dropAck = id -> false;
-  private final Producer producer;
+  private final ProducerChannel producer;
   private final List<TxConsumers> consumers = new ArrayList<>();
 
+  /** On gRPC and the shared embedded cluster. */
   ConsumerHarness(TestDatabase kind) throws Exception {
-    db = kind.open();
+    this(TestTransport.GRPC, kind);
+  }
+
+  ConsumerHarness(TestTransport kind, TestDatabase database) throws Exception {
+    transport = kind.open();
+    db = database.open();
     dataSource = new SwitchableDataSource(db.dataSource());
     SchemaInstaller.installIfMissing(db.dataSource(), "txmsg_");
     store = TxmsgStore.detect(db.dataSource(), "txmsg_");
@@ -73,27 +79,23 @@ final class ConsumerHarness implements AutoCloseable {
           "CREATE TABLE projection (aggregate_id VARCHAR(64) PRIMARY KEY, version BIGINT NOT NULL,"
               + " applied VARCHAR(200) NOT NULL)");
     }
-    mq.createTopic(topic, TopicType.NORMAL);
+    transport.createTopic(topic, TopicType.NORMAL);
     producer =
-        ClientServiceProvider.loadService()
-            .newProducerBuilder()
-            .setClientConfiguration(
-                ClientConfiguration.newBuilder().setEndpoints(mq.grpcEndpoint()).build())
-            .setTopics(topic)
-            .build();
+        transport
+            .transport()
+            .openProducer(new ProducerSpec("test-sender", Set.of(topic), v -> Resolution.UNKNOWN));
   }
 
   /** A consumer group on the broker with a short retry policy (attempts = retries + 1). */
   String group(String name, int retryMaxTimes) {
     String g = name + "-" + topic;
-    mq.createConsumerGroup(g, retryMaxTimes, Duration.ofMillis(500), Duration.ofSeconds(1));
+    transport.createGroup(g, retryMaxTimes);
     return g;
   }
 
   TxConsumerSettings settings(String... groups) {
     TxConsumerSettings s =
         new TxConsumerSettings()
-            .connection(BrokerConnection.endpoints(mq.grpcEndpoint()))
             .consumptionThreads(4)
             .retryPolicyWait(Duration.ofSeconds(10))
             .commandPollInterval(Duration.ofMillis(100))
@@ -107,6 +109,7 @@ final class ConsumerHarness implements AutoCloseable {
 
   TxConsumers.Builder consumers(TxConsumerSettings settings) {
     return TxConsumers.builder()
+        .transport(transport.transport())
         .dataSource(dataSource)
         .settings(settings)
         .listener(
@@ -189,14 +192,9 @@ final class ConsumerHarness implements AutoCloseable {
   }
 
   void send(Map<String, String> properties, byte[] body) throws Exception {
-    MessageBuilder b =
-        ClientServiceProvider.loadService().newMessageBuilder().setTopic(topic).setBody(body);
     String id = properties.get(Envelope.EVENT_ID);
-    if (id != null) {
-      b.setKeys(id);
-    }
-    properties.forEach(b::addProperty);
-    producer.send(b.build());
+    producer.send(
+        new OutboundMessage(topic, null, id == null ? List.of() : List.of(id), properties, body));
   }
 
   /** Sends a well-formed PaymentSucceeded event for aggregate Payment/aggId. */
@@ -278,6 +276,7 @@ final class ConsumerHarness implements AutoCloseable {
       c.close();
     }
     producer.close();
+    transport.close();
     db.close();
   }
 }

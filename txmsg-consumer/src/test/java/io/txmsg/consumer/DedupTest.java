@@ -1,6 +1,5 @@
 package io.txmsg.consumer;
 
-import static io.txmsg.consumer.ConsumerHarness.DB;
 import static io.txmsg.consumer.ConsumerHarness.await;
 import static io.txmsg.consumer.ConsumerHarness.awaitDb;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -9,6 +8,7 @@ import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.consumer.ConsumerHarness.Paid;
 import io.txmsg.store.DeadLetterRow;
 import io.txmsg.testkit.db.TestDatabase;
+import io.txmsg.testkit.transport.TestTransport;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -19,13 +19,16 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /** The consume-log claim: duplicates, concurrent consumers, several groups, conflicts. */
 class DedupTest {
+  /** Every test runs on every transport (in-memory and gRPC) × every enabled database. */
+  private static final String TRANSPORTS = "io.txmsg.testkit.transport.TestTransport#withDatabases";
+
   private static final Duration WAIT = Duration.ofSeconds(30);
 
   @ParameterizedTest
-  @MethodSource(DB)
-  void duplicateDeliveriesAndARedeliveryAfterALostAckRunTheHandlerOnce(TestDatabase kind)
-      throws Exception {
-    try (ConsumerHarness h = new ConsumerHarness(kind)) {
+  @MethodSource(TRANSPORTS)
+  void duplicateDeliveriesAndARedeliveryAfterALostAckRunTheHandlerOnce(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    try (ConsumerHarness h = new ConsumerHarness(transport, kind)) {
       String points = h.group("points", 5);
       Map<String, Integer> runs = new ConcurrentHashMap<>();
       h.start(
@@ -70,10 +73,10 @@ class DedupTest {
   }
 
   @ParameterizedTest
-  @MethodSource(DB)
-  void twoConsumersOfOneGroupReceivingTheSameEventsConcurrentlyApplyEachOnce(TestDatabase kind)
-      throws Exception {
-    try (ConsumerHarness h = new ConsumerHarness(kind)) {
+  @MethodSource(TRANSPORTS)
+  void twoConsumersOfOneGroupReceivingTheSameEventsConcurrentlyApplyEachOnce(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    try (ConsumerHarness h = new ConsumerHarness(transport, kind)) {
       String points = h.group("points", 5);
       for (int i = 0; i < 2; i++) {
         h.start(
@@ -116,9 +119,10 @@ class DedupTest {
   }
 
   @ParameterizedTest
-  @MethodSource(DB)
-  void differentGroupsEachApplyTheEventOnce(TestDatabase kind) throws Exception {
-    try (ConsumerHarness h = new ConsumerHarness(kind)) {
+  @MethodSource(TRANSPORTS)
+  void differentGroupsEachApplyTheEventOnce(TestTransport transport, TestDatabase kind)
+      throws Exception {
+    try (ConsumerHarness h = new ConsumerHarness(transport, kind)) {
       String points = h.group("points", 5);
       String audit = h.group("audit", 5);
       h.start(
@@ -147,10 +151,10 @@ class DedupTest {
   }
 
   @ParameterizedTest
-  @MethodSource(DB)
-  void sameEventIdWithAnotherPayloadIsAConflictDeadLetterAndTheFirstResultStays(TestDatabase kind)
-      throws Exception {
-    try (ConsumerHarness h = new ConsumerHarness(kind)) {
+  @MethodSource(TRANSPORTS)
+  void sameEventIdWithAnotherPayloadIsAConflictDeadLetterAndTheFirstResultStays(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    try (ConsumerHarness h = new ConsumerHarness(transport, kind)) {
       String points = h.group("points", 5);
       h.start(
           h.consumers(h.settings(points))

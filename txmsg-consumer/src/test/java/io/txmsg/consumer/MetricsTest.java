@@ -61,7 +61,9 @@ class MetricsTest {
         TxConsumers consumers =
             TxConsumers.builder()
                 .dataSource(db.dataSource())
-                .settings(new TxConsumerSettings().connection(BrokerConnection.endpoints(mq.grpcEndpoint())))
+                .settings(
+                    new TxConsumerSettings()
+                        .connection(BrokerConnection.endpoints(mq.grpcEndpoint())))
                 .handler(
                     HandlerDefinition.of(group, topic, "PaymentSucceeded", Paid.class, (e, c) -> {})
                         .versionGuard(true)

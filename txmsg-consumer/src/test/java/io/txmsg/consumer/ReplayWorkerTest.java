@@ -40,7 +40,8 @@ class ReplayWorkerTest {
                   calls.incrementAndGet() % 2 == 0
                       ? new ReplayResult(ReplayResult.Status.FAILED, "still broken")
                       : new ReplayResult(ReplayResult.Status.REPLAYED, "applied"),
-              new io.txmsg.consumer.micrometer.MicrometerConsumerMetrics(new SimpleMeterRegistry()));
+              new io.txmsg.consumer.micrometer.MicrometerConsumerMetrics(
+                  new SimpleMeterRegistry()));
       assertThat(worker.runOnce()).isEqualTo(1);
       ReplayRequestRow r = tx.run(ReplayMapper.class, m -> m.findRequest("req-ratio"));
       assertThat(r.getStatus()).isEqualTo("STOPPED");
@@ -74,7 +75,8 @@ class ReplayWorkerTest {
                 times.add(System.nanoTime());
                 return new ReplayResult(ReplayResult.Status.REPLAYED, "applied");
               },
-              new io.txmsg.consumer.micrometer.MicrometerConsumerMetrics(new SimpleMeterRegistry()));
+              new io.txmsg.consumer.micrometer.MicrometerConsumerMetrics(
+                  new SimpleMeterRegistry()));
       long start = System.nanoTime();
       assertThat(worker.runOnce()).isEqualTo(1);
       double seconds = (System.nanoTime() - start) / 1e9;

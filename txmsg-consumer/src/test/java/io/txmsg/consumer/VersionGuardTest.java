@@ -1,6 +1,5 @@
 package io.txmsg.consumer;
 
-import static io.txmsg.consumer.ConsumerHarness.DB;
 import static io.txmsg.consumer.ConsumerHarness.await;
 import static io.txmsg.consumer.ConsumerHarness.awaitDb;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -10,6 +9,7 @@ import io.txmsg.api.consumer.GapPolicy;
 import io.txmsg.api.consumer.VersionPolicy;
 import io.txmsg.consumer.ConsumerHarness.Paid;
 import io.txmsg.testkit.db.TestDatabase;
+import io.txmsg.testkit.transport.TestTransport;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -19,6 +19,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /** Versions 1, 3, 2 arriving in that order, under both policies. */
 class VersionGuardTest {
+  /** Every test runs on every transport (in-memory and gRPC) × every enabled database. */
+  private static final String TRANSPORTS = "io.txmsg.testkit.transport.TestTransport#withDatabases";
+
   private static final Duration WAIT = Duration.ofSeconds(30);
 
   /** A projection that records the order in which versions were applied. */
@@ -60,9 +63,10 @@ class VersionGuardTest {
   }
 
   @ParameterizedTest
-  @MethodSource(DB)
-  void monotonicAppliesOneAndThreeAndSkipsTwoAsStale(TestDatabase kind) throws Exception {
-    try (ConsumerHarness h = new ConsumerHarness(kind)) {
+  @MethodSource(TRANSPORTS)
+  void monotonicAppliesOneAndThreeAndSkipsTwoAsStale(TestTransport transport, TestDatabase kind)
+      throws Exception {
+    try (ConsumerHarness h = new ConsumerHarness(transport, kind)) {
       String g = h.group("search", 5);
       h.start(
           h.consumers(h.settings(g))
@@ -84,9 +88,10 @@ class VersionGuardTest {
   }
 
   @ParameterizedTest
-  @MethodSource(DB)
-  void contiguousWaitsForTwoThenAppliesThree(TestDatabase kind) throws Exception {
-    try (ConsumerHarness h = new ConsumerHarness(kind)) {
+  @MethodSource(TRANSPORTS)
+  void contiguousWaitsForTwoThenAppliesThree(TestTransport transport, TestDatabase kind)
+      throws Exception {
+    try (ConsumerHarness h = new ConsumerHarness(transport, kind)) {
       String g = h.group("search", 20);
       h.start(
           h.consumers(h.settings(g))
@@ -109,9 +114,10 @@ class VersionGuardTest {
   }
 
   @ParameterizedTest
-  @MethodSource(DB)
-  void contiguousGapPastTheWaitIsParkedOrAppliedByTheGapPolicy(TestDatabase kind) throws Exception {
-    try (ConsumerHarness h = new ConsumerHarness(kind)) {
+  @MethodSource(TRANSPORTS)
+  void contiguousGapPastTheWaitIsParkedOrAppliedByTheGapPolicy(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    try (ConsumerHarness h = new ConsumerHarness(transport, kind)) {
       String parkGroup = h.group("park", 20);
       String applyGroup = h.group("apply", 20);
       h.start(

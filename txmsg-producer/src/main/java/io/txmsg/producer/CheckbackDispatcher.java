@@ -11,8 +11,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The producer's {@link CheckbackHandler}: turns the check view into a {@link CheckbackRequest} and routes it to the most specific resolver (topic and type, then type, then
- * topic, then the default). Never throws into the client: any failure answers UNKNOWN.
+ * The producer's {@link CheckbackHandler}: turns the check view into a {@link CheckbackRequest} and
+ * routes it to the most specific resolver (topic and type, then type, then topic, then the
+ * default). Never throws into the client: any failure answers UNKNOWN.
  */
 final class CheckbackDispatcher implements CheckbackHandler {
   private static final Logger log = LoggerFactory.getLogger(CheckbackDispatcher.class);

@@ -6,11 +6,11 @@ import io.txmsg.api.DeliveryConfirmation;
 import io.txmsg.api.EventIdConflictException;
 import io.txmsg.api.InvalidTxMessageException;
 import io.txmsg.api.OutcomeUnknownException;
-import io.txmsg.api.PublishException;
 import io.txmsg.api.PayloadHashes;
 import io.txmsg.api.PayloadSanitizer;
 import io.txmsg.api.PayloadSerializer;
 import io.txmsg.api.ProducerInterceptor;
+import io.txmsg.api.PublishException;
 import io.txmsg.api.TransactionalBusinessAction;
 import io.txmsg.api.TxContext;
 import io.txmsg.api.TxMessage;
@@ -18,13 +18,13 @@ import io.txmsg.api.TxMessageTemplate;
 import io.txmsg.api.TxMessagingException;
 import io.txmsg.api.TxResult;
 import io.txmsg.store.AttemptInsert;
-import io.txmsg.store.HeadersCodec;
-import io.txmsg.store.LocalTransactions;
 import io.txmsg.store.AttemptMapper;
 import io.txmsg.store.AttemptState;
 import io.txmsg.store.AttemptWriter;
+import io.txmsg.store.HeadersCodec;
 import io.txmsg.store.JournalMapper;
 import io.txmsg.store.JournalRow;
+import io.txmsg.store.LocalTransactions;
 import io.txmsg.store.SqlStates;
 import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
@@ -42,8 +42,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The {@link TxMessageTemplate}: the half-message protocol of docs/architecture.md ("The path of one
- * event", steps 1–8), over the transport port.
+ * The {@link TxMessageTemplate}: the half-message protocol of docs/architecture.md ("The path of
+ * one event", steps 1–8), over the transport port.
  *
  * <p>Half message first, then the local transaction (attempt row COMMITTED — the fence point;
  * journal row PENDING — the idempotency point; the action; a self-check of the attempt row as the

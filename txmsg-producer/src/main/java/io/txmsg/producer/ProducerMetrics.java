@@ -34,8 +34,8 @@ public interface ProducerMetrics {
   default void leaseExpired(int n) {}
 
   /**
-   * True when {@link #journalBacklog} is wanted: the producer then runs one indexed query per
-   * gauge interval (never per scrape).
+   * True when {@link #journalBacklog} is wanted: the producer then runs one indexed query per gauge
+   * interval (never per scrape).
    */
   default boolean wantsJournalBacklog() {
     return false;

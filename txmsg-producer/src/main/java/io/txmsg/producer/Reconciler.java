@@ -7,14 +7,14 @@ import io.txmsg.store.JournalMapper;
 import io.txmsg.store.JournalRow;
 import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
+import io.txmsg.transport.EnvelopeCodec;
+import io.txmsg.transport.HalfMessage;
+import io.txmsg.transport.ProducerChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
-import io.txmsg.transport.EnvelopeCodec;
-import io.txmsg.transport.HalfMessage;
-import io.txmsg.transport.ProducerChannel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -160,8 +160,7 @@ public final class Reconciler {
       if (p.retryable()) {
         long delay = backoffMillis(row.getRetryCount());
         inTx(m -> m.retry(eventId, token, delay, p.errorCode(), truncate(p.getMessage())));
-        log.warn(
-            "republish failed eventId={} code={} retryInMs={}", eventId, p.errorCode(), delay);
+        log.warn("republish failed eventId={} code={} retryInMs={}", eventId, p.errorCode(), delay);
         metrics.send(row.getDestination(), row.getEventType(), ProducerMetrics.RETRY);
         return Result.RETRY;
       }

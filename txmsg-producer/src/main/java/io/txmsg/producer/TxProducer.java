@@ -258,9 +258,9 @@ public final class TxProducer implements AutoCloseable {
     }
 
     /**
-     * Micrometer meters ({@code txmsg.*}, see docs/architecture.md "Metrics") into {@code registry};
-     * the journal gauges are refreshed every {@code gaugeInterval} by one indexed query. Needs
-     * micrometer-core on the classpath.
+     * Micrometer meters ({@code txmsg.*}, see docs/architecture.md "Metrics") into {@code
+     * registry}; the journal gauges are refreshed every {@code gaugeInterval} by one indexed query.
+     * Needs micrometer-core on the classpath.
      */
     public Builder meterRegistry(MeterRegistry registry, Duration gaugeInterval) {
       this.metrics = new MicrometerProducerMetrics(registry);

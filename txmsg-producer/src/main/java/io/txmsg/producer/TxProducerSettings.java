@@ -10,9 +10,9 @@ import java.util.Set;
 
 /**
  * Settings of one txmsg producer store. Every setter states its default; {@link #validate()} fails
- * fast with an {@link InvalidSettingsException} naming the setting. {@link TxProducer.Builder#build()}
- * takes a validated, sealed {@link #copy()}: changing these settings afterwards changes nothing in
- * the running producer, and the sealed copy refuses changes.
+ * fast with an {@link InvalidSettingsException} naming the setting. {@link
+ * TxProducer.Builder#build()} takes a validated, sealed {@link #copy()}: changing these settings
+ * afterwards changes nothing in the running producer, and the sealed copy refuses changes.
  */
 public final class TxProducerSettings implements Cloneable {
   static final int BROKER_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -43,7 +43,8 @@ public final class TxProducerSettings implements Cloneable {
 
   /**
    * How to reach the broker (shared with the consumer settings), e.g. {@code
-   * BrokerConnection.endpoints("127.0.0.1:8081")}; required unless the builder is given a transport.
+   * BrokerConnection.endpoints("127.0.0.1:8081")}; required unless the builder is given a
+   * transport.
    */
   public TxProducerSettings connection(BrokerConnection connection) {
     checkNotSealed();
@@ -221,7 +222,8 @@ public final class TxProducerSettings implements Cloneable {
     require(!topics.isEmpty(), "topics", "needs at least one TRANSACTION topic");
     require(
         maxPayloadBytes > 0 && maxPayloadBytes <= BROKER_MAX_BODY_BYTES,
-        "maxPayloadBytes", "must be 1.." + BROKER_MAX_BODY_BYTES + ", was " + maxPayloadBytes);
+        "maxPayloadBytes",
+        "must be 1.." + BROKER_MAX_BODY_BYTES + ", was " + maxPayloadBytes);
     require(fenceAfterChecks >= 1, "fenceAfterChecks", "must be >= 1");
     positive("localTransactionTimeout", localTransactionTimeout);
     positive("fenceAfter", fenceAfter);
@@ -233,13 +235,22 @@ public final class TxProducerSettings implements Cloneable {
     positive("confirmFlushInterval", confirmFlushInterval);
     require(
         leaseDuration.compareTo(connection.requestTimeout().multipliedBy(2)) > 0,
-        "leaseDuration", "must exceed twice the connection's requestTimeout (a send may take that long)");
-    require(retryBackoffMax.compareTo(retryBackoffInitial) >= 0, "retryBackoff", "max must not be below initial");
-    require(reconcileBatchSize >= 1 && reconcileBatchSize <= 1000, "reconcileBatchSize", "must be 1..1000");
-    require(confirmBatchSize >= 1 && confirmBatchSize <= 1000, "confirmBatchSize", "must be 1..1000");
+        "leaseDuration",
+        "must exceed twice the connection's requestTimeout (a send may take that long)");
+    require(
+        retryBackoffMax.compareTo(retryBackoffInitial) >= 0,
+        "retryBackoff",
+        "max must not be below initial");
+    require(
+        reconcileBatchSize >= 1 && reconcileBatchSize <= 1000,
+        "reconcileBatchSize",
+        "must be 1..1000");
+    require(
+        confirmBatchSize >= 1 && confirmBatchSize <= 1000, "confirmBatchSize", "must be 1..1000");
     require(
         consumeLogRetention.compareTo(republishAfter.multipliedBy(2)) > 0,
-        "consumeLogRetention", "must exceed twice republishAfter");
+        "consumeLogRetention",
+        "must exceed twice republishAfter");
   }
 
   private static void positive(String name, Duration d) {

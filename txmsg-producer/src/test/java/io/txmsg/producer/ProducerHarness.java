@@ -11,7 +11,10 @@ import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.rocketmq.TopicType;
-import io.txmsg.transport.BrokerConnection;
+import io.txmsg.testkit.transport.TestTransport;
+import io.txmsg.transport.Subscription;
+import io.txmsg.transport.SubscriptionSpec;
+import io.txmsg.transport.Verdict;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -26,40 +29,47 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.apache.ibatis.session.SqlSession;
-import org.apache.rocketmq.client.apis.ClientConfiguration;
-import org.apache.rocketmq.client.apis.ClientServiceProvider;
-import org.apache.rocketmq.client.apis.consumer.ConsumeResult;
-import org.apache.rocketmq.client.apis.consumer.FilterExpression;
-import org.apache.rocketmq.client.apis.consumer.PushConsumer;
 
 /**
- * One database, one topic, a started TxProducer and an independent observer consumer group that
- * records every delivery (by eventId, with the attempt id that sent it).
+ * One database, one topic, a started TxProducer on a transport, and an independent observer
+ * consumer group on the same transport that records every delivery (by eventId, with the attempt id
+ * that sent it).
  */
 final class ProducerHarness implements AutoCloseable {
   final DatabaseFixture db;
   final String topic;
   final TxProducer txmsg;
+  final TestTransport.Open transport;
   final SwitchableInterceptor interceptor = new SwitchableInterceptor();
   final Map<String, List<String>> deliveries = new ConcurrentHashMap<>();
-  private final PushConsumer observer;
+  private final Subscription observer;
 
+  /** gRPC on the given embedded cluster. */
   ProducerHarness(
       TestDatabase kind,
       EmbeddedRocketMQ mq,
       Consumer<TxProducerSettings> tweak,
       CheckbackResolver... resolvers)
       throws Exception {
+    this(kind, TestTransport.grpcOn(mq), tweak, resolvers);
+  }
+
+  ProducerHarness(
+      TestDatabase kind,
+      TestTransport.Open transport,
+      Consumer<TxProducerSettings> tweak,
+      CheckbackResolver... resolvers)
+      throws Exception {
+    this.transport = transport;
     db = kind.open();
     try (Connection c = db.dataSource().getConnection();
         Statement s = c.createStatement()) {
       s.execute("CREATE TABLE payment (id VARCHAR(64) PRIMARY KEY, amount INT NOT NULL)");
     }
     topic = "pay-" + UUID.randomUUID().toString().substring(0, 8);
-    mq.createTopic(topic, TopicType.TRANSACTION);
+    transport.createTopic(topic, TopicType.TRANSACTION);
     TxProducerSettings settings =
         new TxProducerSettings()
-            .connection(BrokerConnection.endpoints(mq.grpcEndpoint()))
             .topics(topic)
             .storeId("store-" + kind.id())
             .autoCreateSchema(true)
@@ -71,28 +81,24 @@ final class ProducerHarness implements AutoCloseable {
         TxProducer.builder()
             .dataSource(db.dataSource())
             .settings(settings)
+            .transport(transport.transport())
             .interceptor(interceptor);
     for (CheckbackResolver r : resolvers) {
       b.resolver(r);
     }
     txmsg = b.build();
-    ClientServiceProvider provider = ClientServiceProvider.loadService();
     observer =
-        provider
-            .newPushConsumerBuilder()
-            .setClientConfiguration(
-                ClientConfiguration.newBuilder().setEndpoints(mq.grpcEndpoint()).build())
-            .setConsumerGroup("observer-" + topic)
-            .setSubscriptionExpressions(Map.of(topic, FilterExpression.SUB_ALL))
-            .setMessageListener(
-                view -> {
-                  String eventId = view.getProperties().get(Envelope.EVENT_ID);
+        transport
+            .transport()
+            .subscribe(
+                new SubscriptionSpec("observer-" + topic, Map.of(topic, "*"), 4),
+                m -> {
+                  String eventId = m.properties().get(Envelope.EVENT_ID);
                   deliveries
                       .computeIfAbsent(eventId, k -> new CopyOnWriteArrayList<>())
-                      .add(view.getProperties().get(Envelope.ATTEMPT_ID));
-                  return ConsumeResult.SUCCESS;
-                })
-            .build();
+                      .add(m.properties().get(Envelope.ATTEMPT_ID));
+                  return Verdict.ACK;
+                });
   }
 
   TxMessage message(String id, int amount) {
@@ -203,7 +209,11 @@ final class ProducerHarness implements AutoCloseable {
       try {
         txmsg.close();
       } finally {
-        db.close();
+        try {
+          transport.close();
+        } finally {
+          db.close();
+        }
       }
     }
   }

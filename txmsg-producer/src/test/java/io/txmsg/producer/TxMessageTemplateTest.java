@@ -14,7 +14,7 @@ import io.txmsg.api.TxMessage;
 import io.txmsg.api.TxResult;
 import io.txmsg.store.JournalRow;
 import io.txmsg.testkit.db.TestDatabase;
-import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
+import io.txmsg.testkit.transport.TestTransport;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
@@ -32,19 +32,25 @@ import org.junit.jupiter.params.provider.MethodSource;
  * cluster checks half messages every 1 s once they are 2 s old.
  */
 class TxMessageTemplateTest {
-  private static final String DB = "io.txmsg.testkit.db.TestDatabases#enabled";
+  /** Every test runs on every transport (in-memory and gRPC) × every enabled database. */
+  private static final String DB = "io.txmsg.testkit.transport.TestTransport#withDatabases";
 
-  /** Long enough for check-backs of a 2 s-old half message to have happened several times. */
-  private static final Duration QUIET = Duration.ofSeconds(6);
+  /**
+   * Long enough for check-backs of a 2 s-old half message to have happened several times (the
+   * in-memory broker checks every 200 ms).
+   */
+  private static Duration quiet(ProducerHarness h) {
+    return h.transport.inMemory() != null ? Duration.ofSeconds(2) : Duration.ofSeconds(6);
+  }
 
-  private static final Map<TestDatabase, ProducerHarness> HARNESS = new ConcurrentHashMap<>();
+  private static final Map<String, ProducerHarness> HARNESS = new ConcurrentHashMap<>();
 
-  private static ProducerHarness harness(TestDatabase kind) {
+  private static ProducerHarness harness(TestTransport transport, TestDatabase kind) {
     return HARNESS.computeIfAbsent(
-        kind,
+        transport + "/" + kind,
         k -> {
           try {
-            return new ProducerHarness(k, EmbeddedRocketMQ.shared(), s -> {});
+            return new ProducerHarness(kind, transport.open(), s -> {});
           } catch (Exception e) {
             throw new IllegalStateException(e);
           }
@@ -69,7 +75,7 @@ class TxMessageTemplateTest {
       throws Exception {
     assertThat(h.paymentExists(id)).isFalse();
     assertThat(h.journal("evt-" + id)).isNull();
-    Thread.sleep(QUIET.toMillis());
+    Thread.sleep(quiet(h).toMillis());
     assertThat(h.deliveryCount("evt-" + id)).isZero();
   }
 
@@ -79,9 +85,9 @@ class TxMessageTemplateTest {
 
   @ParameterizedTest
   @MethodSource(DB)
-  void commitPathCommitsFactAndJournalAndDeliversExactlyOnceThenConfirmsSent(TestDatabase kind)
-      throws Exception {
-    ProducerHarness h = harness(kind);
+  void commitPathCommitsFactAndJournalAndDeliversExactlyOnceThenConfirmsSent(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    ProducerHarness h = harness(transport, kind);
     String id = id();
     TxResult<String> r =
         h.txmsg
@@ -107,8 +113,9 @@ class TxMessageTemplateTest {
 
   @ParameterizedTest
   @MethodSource(DB)
-  void rollsBackWhenTheActionThrowsAndNothingIsEverDelivered(TestDatabase kind) throws Exception {
-    ProducerHarness h = harness(kind);
+  void rollsBackWhenTheActionThrowsAndNothingIsEverDelivered(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    ProducerHarness h = harness(transport, kind);
     String id = id();
     IllegalStateException boom = new IllegalStateException("card declined");
     AtomicReference<String> attempt = new AtomicReference<>();
@@ -127,15 +134,15 @@ class TxMessageTemplateTest {
     assertThat(h.paymentExists(id)).isFalse();
     assertThat(h.journal("evt-" + id)).isNull();
     assertThat(h.attemptState(attempt.get())).isEqualTo("ROLLED_BACK");
-    Thread.sleep(QUIET.toMillis());
+    Thread.sleep(quiet(h).toMillis());
     assertThat(h.deliveryCount("evt-" + id)).isZero();
   }
 
   @ParameterizedTest
   @MethodSource(DB)
-  void anActionThatSwallowsASilentRollbackIsNeverReportedAsSuccess(TestDatabase kind)
-      throws Exception {
-    ProducerHarness h = harness(kind);
+  void anActionThatSwallowsASilentRollbackIsNeverReportedAsSuccess(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    ProducerHarness h = harness(transport, kind);
     String id = id();
     // What MariaDB does after a deadlock or a lock timeout with innodb_rollback_on_timeout: the
     // transaction is rolled back and the next statement silently starts a new one.
@@ -158,9 +165,9 @@ class TxMessageTemplateTest {
 
   @ParameterizedTest
   @MethodSource(DB)
-  void aCaughtFailedStatementOnPostgresqlAbortsAndIsNotReportedAsSuccess(TestDatabase kind)
-      throws Exception {
-    ProducerHarness h = harness(kind);
+  void aCaughtFailedStatementOnPostgresqlAbortsAndIsNotReportedAsSuccess(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    ProducerHarness h = harness(transport, kind);
     String id = id();
     h.txmsg.template().execute(h.message(id, 1), pays(id, 1));
     String second = id();
@@ -200,8 +207,8 @@ class TxMessageTemplateTest {
   @ParameterizedTest
   @MethodSource(DB)
   void aRetryOfACommittedEventIdDoesNotRunTheActionAgainAndRollsBackItsHalfMessage(
-      TestDatabase kind) throws Exception {
-    ProducerHarness h = harness(kind);
+      TestTransport transport, TestDatabase kind) throws Exception {
+    ProducerHarness h = harness(transport, kind);
     String id = id();
     AtomicInteger runs = new AtomicInteger();
     TxMessage m = h.message(id, 10);
@@ -227,14 +234,15 @@ class TxMessageTemplateTest {
     assertThat(retry.alreadyCommitted()).isTrue();
     assertThat(runs.get()).isEqualTo(1);
     assertThat(h.attemptState(retry.attemptId())).isEqualTo("ROLLED_BACK");
-    Thread.sleep(QUIET.toMillis());
+    Thread.sleep(quiet(h).toMillis());
     assertThat(h.deliveryCount("evt-" + id)).isEqualTo(1);
   }
 
   @ParameterizedTest
   @MethodSource(DB)
-  void theSameEventIdWithAnotherPayloadIsAConflict(TestDatabase kind) throws Exception {
-    ProducerHarness h = harness(kind);
+  void theSameEventIdWithAnotherPayloadIsAConflict(TestTransport transport, TestDatabase kind)
+      throws Exception {
+    ProducerHarness h = harness(transport, kind);
     String id = id();
     h.txmsg.template().execute(h.message(id, 10), pays(id, 10));
     AtomicInteger runs = new AtomicInteger();
@@ -255,9 +263,9 @@ class TxMessageTemplateTest {
 
   @ParameterizedTest
   @MethodSource(DB)
-  void anEarlierFailedAttemptsHalfMessageIsNeverDeliveredAfterASuccessfulRetry(TestDatabase kind)
-      throws Exception {
-    ProducerHarness h = harness(kind);
+  void anEarlierFailedAttemptsHalfMessageIsNeverDeliveredAfterASuccessfulRetry(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    ProducerHarness h = harness(transport, kind);
     String id = id();
     TxMessage m = h.message(id, 10);
     assertThatThrownBy(
@@ -271,15 +279,15 @@ class TxMessageTemplateTest {
                         }))
         .hasMessage("first try fails");
     TxResult<Object> ok = h.txmsg.template().execute(m, pays(id, 10));
-    Thread.sleep(QUIET.toMillis());
+    Thread.sleep(quiet(h).toMillis());
     assertThat(h.deliveries.get("evt-" + id)).containsExactly(ok.attemptId());
   }
 
   @ParameterizedTest
   @MethodSource(DB)
-  void aProducerThatDiesAfterTheLocalCommitIsDeliveredByTheCheckback(TestDatabase kind)
-      throws Exception {
-    ProducerHarness h = harness(kind);
+  void aProducerThatDiesAfterTheLocalCommitIsDeliveredByTheCheckback(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    ProducerHarness h = harness(transport, kind);
     String id = id();
     h.interceptor.delegate =
         new ProducerInterceptor() {
@@ -301,8 +309,8 @@ class TxMessageTemplateTest {
   @ParameterizedTest
   @MethodSource(DB)
   void aCheckbackDuringARunningLocalTransactionAnswersUnknownAndTheCommitIsDelivered(
-      TestDatabase kind) throws Exception {
-    ProducerHarness h = harness(kind);
+      TestTransport transport, TestDatabase kind) throws Exception {
+    ProducerHarness h = harness(transport, kind);
     String id = id();
     // fenceAfterChecks = 2 in the harness: from the second check-back on, each tries to fence
     // and meets the lock held by this transaction.
@@ -327,9 +335,9 @@ class TxMessageTemplateTest {
 
   @ParameterizedTest
   @MethodSource(DB)
-  void aStalledProducerIsFencedByTheCheckbackAndFailsWithTheFencedException(TestDatabase kind)
-      throws Exception {
-    ProducerHarness h = harness(kind);
+  void aStalledProducerIsFencedByTheCheckbackAndFailsWithTheFencedException(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    ProducerHarness h = harness(transport, kind);
     String id = id();
     h.interceptor.delegate =
         new ProducerInterceptor() {
@@ -369,8 +377,9 @@ class TxMessageTemplateTest {
 
   @ParameterizedTest
   @MethodSource(DB)
-  void invalidInputIsRejectedBeforeAnySideEffect(TestDatabase kind) throws Exception {
-    ProducerHarness h = harness(kind);
+  void invalidInputIsRejectedBeforeAnySideEffect(TestTransport transport, TestDatabase kind)
+      throws Exception {
+    ProducerHarness h = harness(transport, kind);
     String id = id();
     AtomicInteger runs = new AtomicInteger();
     TxMessage unknownTopic = h.message(id, 1).toBuilder().topic("not-declared").build();

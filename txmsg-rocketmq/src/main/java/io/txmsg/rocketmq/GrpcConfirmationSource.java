@@ -19,8 +19,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The confirm group over gRPC: one {@link SimpleConsumer} per topic (same group, each subscribed
- * to its topic only), each with one receiver thread that takes up to {@value #MAX_RECEIVE} messages
+ * The confirm group over gRPC: one {@link SimpleConsumer} per topic (same group, each subscribed to
+ * its topic only), each with one receiver thread that takes up to {@value #MAX_RECEIVE} messages
  * per call and hands batches to the {@link BatchHandler}; a batch is acked only after the handler
  * returned true.
  *
@@ -93,15 +93,15 @@ final class GrpcConfirmationSource implements Subscription {
           return;
         }
         // Unacked messages come back after INVISIBLE; nothing is lost by waiting.
-        log.warn("confirm group {} topic {}: {} (retrying in 1 s)", spec.group(), topic, e.toString());
+        log.warn(
+            "confirm group {} topic {}: {} (retrying in 1 s)", spec.group(), topic, e.toString());
         sleepQuietly(1000);
       }
     }
   }
 
   /** One receive; a full one means more is waiting: fill up to the batch size or flush interval. */
-  private List<MessageView> receiveBatch(SimpleConsumer consumer, int perReceive)
-      throws Exception {
+  private List<MessageView> receiveBatch(SimpleConsumer consumer, int perReceive) throws Exception {
     List<MessageView> batch = new ArrayList<>(consumer.receive(perReceive, INVISIBLE));
     long until = System.nanoTime() + spec.flushInterval().toNanos();
     List<MessageView> last = batch;

@@ -11,9 +11,9 @@ import org.apache.rocketmq.client.apis.producer.Transaction;
 
 /**
  * A store's producer over gRPC: one rocketmq-client-java {@link Producer} declaring the store's
- * topics with the check-back handler as its transaction checker. Through the proxy the topic is
- * the producer group, so every client that sent transactionally to a topic may be asked about any
- * half message of it: the handler answers UNKNOWN for other stores' messages.
+ * topics with the check-back handler as its transaction checker. Through the proxy the topic is the
+ * producer group, so every client that sent transactionally to a topic may be asked about any half
+ * message of it: the handler answers UNKNOWN for other stores' messages.
  */
 final class GrpcProducerChannel implements ProducerChannel {
   private final ClientServiceProvider provider;
@@ -33,6 +33,15 @@ final class GrpcProducerChannel implements ProducerChannel {
       return new GrpcHalfMessage(tx, receipt.getMessageId().toString());
     } catch (Exception e) {
       throw PublishErrors.classify("half message to " + message.topic() + " not sent", e);
+    }
+  }
+
+  @Override
+  public String send(OutboundMessage message) throws PublishException {
+    try {
+      return producer.send(GrpcMessages.toMessage(provider, message)).getMessageId().toString();
+    } catch (Exception e) {
+      throw PublishErrors.classify("message to " + message.topic() + " not sent", e);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.txmsg.rocketmq;
 
+import io.txmsg.api.Resolution;
 import io.txmsg.transport.BatchHandler;
 import io.txmsg.transport.BrokerConnection;
 import io.txmsg.transport.ConfirmationSpec;
@@ -11,7 +12,6 @@ import io.txmsg.transport.Subscription;
 import io.txmsg.transport.SubscriptionSpec;
 import io.txmsg.transport.Transport;
 import io.txmsg.transport.TransportException;
-import io.txmsg.api.Resolution;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -86,7 +86,9 @@ public final class GrpcTransport implements Transport {
                           : TransactionResolution.valueOf(r.name());
                     } catch (RuntimeException | Error e) {
                       log.warn(
-                          "check-back failed messageId={}: {} → UNKNOWN", m.messageId(), e.toString());
+                          "check-back failed messageId={}: {} → UNKNOWN",
+                          m.messageId(),
+                          e.toString());
                       return TransactionResolution.UNKNOWN;
                     }
                   })
@@ -108,7 +110,8 @@ public final class GrpcTransport implements Transport {
   public Subscription subscribe(SubscriptionSpec spec, DeliveryHandler handler) {
     Map<String, FilterExpression> subscriptions = new HashMap<>();
     spec.tagsByTopic()
-        .forEach((t, tag) -> subscriptions.put(t, new FilterExpression(tag, FilterExpressionType.TAG)));
+        .forEach(
+            (t, tag) -> subscriptions.put(t, new FilterExpression(tag, FilterExpressionType.TAG)));
     GrpcPushSubscription subscription = new GrpcPushSubscription(spec.group(), handler);
     try {
       PushConsumer consumer =

@@ -28,7 +28,9 @@ public final class BrokerConnection {
     this.requestTimeout = requestTimeout;
   }
 
-  /** The gRPC endpoint(s) of a RocketMQ 5 proxy, e.g. {@code 127.0.0.1:8081} (semicolon-separated). */
+  /**
+   * The gRPC endpoint(s) of a RocketMQ 5 proxy, e.g. {@code 127.0.0.1:8081} (semicolon-separated).
+   */
   public static BrokerConnection endpoints(String endpoints) {
     return new BrokerConnection(endpoints, null, null, Duration.ofSeconds(3));
   }

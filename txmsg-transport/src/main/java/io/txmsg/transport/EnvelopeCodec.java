@@ -7,9 +7,9 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.List;
-import java.util.HexFormat;
 import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -18,10 +18,10 @@ import java.util.TreeMap;
  * {@link OutboundMessage}, and a delivered message becomes an {@link IncomingEvent} or a {@link
  * CheckbackRequest}. Property names are {@link Envelope}'s.
  *
- * <p>Decoding checks the envelope: every field present and within the column sizes, and the
- * payload hash recomputed from the body. A message failing any check is not an event txmsg can
- * apply ({@link MalformedEventException} with the park reason); {@link #placeholder} still gives an
- * event to park it under.
+ * <p>Decoding checks the envelope: every field present and within the column sizes, and the payload
+ * hash recomputed from the body. A message failing any check is not an event txmsg can apply
+ * ({@link MalformedEventException} with the park reason); {@link #placeholder} still gives an event
+ * to park it under.
  */
 public final class EnvelopeCodec {
   /** Set by the broker on a check-back view: how many times it has checked this half message. */
@@ -30,8 +30,8 @@ public final class EnvelopeCodec {
   private EnvelopeCodec() {}
 
   /**
-   * The message of an event. Everything comes from {@code e}, so the first send and every
-   * republish of a journal row are byte-identical (same body, keys, tag and properties).
+   * The message of an event. Everything comes from {@code e}, so the first send and every republish
+   * of a journal row are byte-identical (same body, keys, tag and properties).
    */
   public static OutboundMessage encode(EnvelopeSource e) {
     List<String> keys = new ArrayList<>(2);
@@ -65,7 +65,10 @@ public final class EnvelopeCodec {
     return decode(m.properties(), m.body(), m.topic(), m.messageId(), m.deliveryAttempt());
   }
 
-  /** The event to park a malformed delivered message under; see {@link #placeholder(Map, byte[], String, String, int)}. */
+  /**
+   * The event to park a malformed delivered message under; see {@link #placeholder(Map, byte[],
+   * String, String, int)}.
+   */
   public static IncomingEvent placeholder(InboundMessage m) {
     return placeholder(m.properties(), m.body(), m.topic(), m.messageId(), m.deliveryAttempt());
   }
@@ -225,5 +228,4 @@ public final class EnvelopeCodec {
       throw new IllegalStateException("SHA-256 is required by every JVM", e);
     }
   }
-
 }

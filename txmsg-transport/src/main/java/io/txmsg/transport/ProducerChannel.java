@@ -12,11 +12,18 @@ import io.txmsg.api.PublishException;
  */
 public interface ProducerChannel extends AutoCloseable {
   /**
-   * Sends a half message and returns its handle. When this throws, nothing was stored by the
-   * broker as far as the client knows; a half message that was stored anyway is settled by the
-   * check-back (its attempt has no row: fenced after enough checks).
+   * Sends a half message and returns its handle. When this throws, nothing was stored by the broker
+   * as far as the client knows; a half message that was stored anyway is settled by the check-back
+   * (its attempt has no row: fenced after enough checks).
    */
   HalfMessage sendHalf(OutboundMessage message) throws PublishException;
+
+  /**
+   * Sends a normal message synchronously and returns the broker's message id once the broker has
+   * accepted it. Not for TRANSACTION topics (the gRPC client rejects a plain send there: use {@link
+   * #sendHalf} and commit).
+   */
+  String send(OutboundMessage message) throws PublishException;
 
   /** Stops sending and answering check-backs. */
   @Override

@@ -6,9 +6,9 @@ import java.util.OptionalInt;
 /** A running consumer (a group's subscription, a confirm group, a dead-letter drain). */
 public interface Subscription extends AutoCloseable {
   /**
-   * The broker's maximum delivery attempts for this group (after the last one it moves the
-   * message to the group's dead-letter queue), waiting up to {@code wait} for the broker to
-   * announce it. Empty when the broker has not said within that time.
+   * The broker's maximum delivery attempts for this group (after the last one it moves the message
+   * to the group's dead-letter queue), waiting up to {@code wait} for the broker to announce it.
+   * Empty when the broker has not said within that time.
    */
   OptionalInt maxDeliveryAttempts(Duration wait) throws InterruptedException;
 

@@ -4,9 +4,8 @@ import java.time.Duration;
 
 /**
  * The port between the txmsg runtimes and a broker. The producer and consumer runtimes make every
- * broker call through it; an implementation adapts one client library (txmsg-rocketmq: gRPC
- * through a RocketMQ 5 proxy) and is chosen from the {@link BrokerConnection} by {@link
- * Transports#open}.
+ * broker call through it; an implementation adapts one client library (txmsg-rocketmq: gRPC through
+ * a RocketMQ 5 proxy) and is chosen from the {@link BrokerConnection} by {@link Transports#open}.
  *
  * <p>Contract common to all methods: no client-library type crosses this interface; a method that
  * opens something either returns a started, usable handle or throws {@link TransportException}
@@ -20,15 +19,15 @@ public interface Transport extends AutoCloseable {
   ProducerChannel openProducer(ProducerSpec spec) throws TransportException;
 
   /**
-   * Subscribes a consumer group. The handler's {@link Verdict#RETRY} (or exception) makes the broker
-   * redeliver after the group's backoff; each {@link InboundMessage#deliveryAttempt()} counts from
-   * 1.
+   * Subscribes a consumer group. The handler's {@link Verdict#RETRY} (or exception) makes the
+   * broker redeliver after the group's backoff; each {@link InboundMessage#deliveryAttempt()}
+   * counts from 1.
    */
   Subscription subscribe(SubscriptionSpec spec, DeliveryHandler handler) throws TransportException;
 
   /**
-   * Starts a store's delivery-confirmation source: the messages published to the store's topics,
-   * in batches; a batch is acknowledged only when the handler returns true.
+   * Starts a store's delivery-confirmation source: the messages published to the store's topics, in
+   * batches; a batch is acknowledged only when the handler returns true.
    */
   Subscription confirmDeliveries(ConfirmationSpec spec, BatchHandler handler)
       throws TransportException;
@@ -41,7 +40,10 @@ public interface Transport extends AutoCloseable {
    */
   Subscription drainDeadLetters(String group, DeliveryHandler handler, Duration retryInterval);
 
-  /** Releases what the transport holds itself (producers and subscriptions are closed by their owners). */
+  /**
+   * Releases what the transport holds itself (producers and subscriptions are closed by their
+   * owners).
+   */
   @Override
   void close();
 }

@@ -154,8 +154,7 @@ class EnvelopeCodecTest {
 
   @Test
   void aPlaceholderKeepsAReadableEventIdOrFallsBackToTheMessageId() {
-    assertThat(EnvelopeCodec.placeholder(valid(), body, "pay", "m1", 1).eventId())
-        .isEqualTo("e1");
+    assertThat(EnvelopeCodec.placeholder(valid(), body, "pay", "m1", 1).eventId()).isEqualTo("e1");
     IncomingEvent foreign = EnvelopeCodec.placeholder(Map.of(), body, "pay", "m1", 1);
     assertThat(foreign.eventId()).isEqualTo("msg:m1");
     assertThat(foreign.payloadHash()).isEqualTo(EnvelopeCodec.sha256(body)).hasSize(64);

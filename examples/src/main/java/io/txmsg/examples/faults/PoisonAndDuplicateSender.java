@@ -30,8 +30,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  *
  * <p>Once it has sent to the topic, the proxy includes it in the check-back rotation for that topic
  * (docs/architecture.md, "Check-back"): it then receives check-backs for the payment service's half
- * messages too. So it answers them like any other instance of the service would: from the
- * database, through the application's resolver.
+ * messages too. So it answers them like any other instance of the service would: from the database,
+ * through the application's resolver.
  */
 public final class PoisonAndDuplicateSender implements AutoCloseable {
   private final Transport transport;

@@ -16,10 +16,10 @@ import org.springframework.beans.factory.BeanFactory;
 
 /**
  * The consumer's meters in Micrometer (docs/architecture.md, "Metrics"): {@code txmsg.consume}
- * (group, event_type, outcome),
- * {@code txmsg.consume.latency} and {@code txmsg.consume.age} (group), {@code txmsg.version.gap}
- * (group), {@code txmsg.replay} (result). Never an eventId or business key as a tag; meters are
- * cached per tag combination. The only consumer package that imports Micrometer.
+ * (group, event_type, outcome), {@code txmsg.consume.latency} and {@code txmsg.consume.age}
+ * (group), {@code txmsg.version.gap} (group), {@code txmsg.replay} (result). Never an eventId or
+ * business key as a tag; meters are cached per tag combination. The only consumer package that
+ * imports Micrometer.
  */
 public final class MicrometerConsumerMetrics implements ConsumerMetrics {
   private final MeterRegistry registry;

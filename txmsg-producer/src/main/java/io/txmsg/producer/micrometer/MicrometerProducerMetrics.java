@@ -108,10 +108,18 @@ public final class MicrometerProducerMetrics implements ProducerMetrics {
 
   @Override
   public void journalBacklog(String destination, long pendingRows, long oldestAgeSeconds) {
-    gauge(pending, "txmsg.journal.pending", destination, null,
+    gauge(
+            pending,
+            "txmsg.journal.pending",
+            destination,
+            null,
             "Journal rows not yet confirmed delivered (PENDING, SENDING, RETRY)")
         .set(pendingRows);
-    gauge(oldestSeconds, "txmsg.journal.oldest.age", destination, "seconds",
+    gauge(
+            oldestSeconds,
+            "txmsg.journal.oldest.age",
+            destination,
+            "seconds",
             "Age in seconds of the oldest unconfirmed journal row")
         .set(oldestAgeSeconds);
   }

@@ -14,8 +14,9 @@ import org.springframework.context.annotation.Import;
  *
  * <p>Needs beans of type {@link javax.sql.DataSource}, {@link
  * org.springframework.transaction.PlatformTransactionManager} (over that DataSource) and {@link
- * io.txmsg.producer.TxProducerSettings}. Optional beans: {@code Transport}, {@code ProducerMetrics}, {@code PayloadSerializer}, {@code
- * PayloadSanitizer}, {@code ProducerInterceptor}.
+ * io.txmsg.producer.TxProducerSettings}. Optional beans: {@code Transport}, {@code
+ * ProducerMetrics}, {@code PayloadSerializer}, {@code PayloadSanitizer}, {@code
+ * ProducerInterceptor}.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)

@@ -1,0 +1,115 @@
+package io.txmsg.testkit.transport;
+
+import io.txmsg.rocketmq.GrpcTransport;
+import io.txmsg.testkit.db.TestDatabase;
+import io.txmsg.testkit.db.TestDatabases;
+import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
+import io.txmsg.testkit.rocketmq.TopicType;
+import io.txmsg.transport.BrokerConnection;
+import io.txmsg.transport.Transport;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.provider.Arguments;
+
+/**
+ * The transports a contract test runs on: the in-memory broker (fast, no RocketMQ) and gRPC on the
+ * shared embedded cluster. One contract, every transport:
+ *
+ * <pre>{@code
+ * @ParameterizedTest
+ * @MethodSource("io.txmsg.testkit.transport.TestTransport#withDatabases")
+ * void commitsDeliver(TestTransport kind, TestDatabase db) throws Exception {
+ *   try (TestTransport.Open t = kind.open()) { ... t.transport() ... }
+ * }
+ * }</pre>
+ */
+public enum TestTransport {
+  IN_MEMORY {
+    @Override
+    public Open open() {
+      InMemoryTransport t = new InMemoryTransport();
+      return new Open(
+          t, (topic, type) -> {}, (group, retries) -> t.maxDeliveryAttempts(group, retries + 1));
+    }
+  },
+  GRPC {
+    @Override
+    public Open open() {
+      return grpcOn(EmbeddedRocketMQ.shared());
+    }
+  };
+
+  /** The gRPC transport on a given embedded cluster (e.g. one with special broker settings). */
+  public static Open grpcOn(EmbeddedRocketMQ mq) {
+    return new Open(
+        new GrpcTransport(BrokerConnection.endpoints(mq.grpcEndpoint())),
+        mq::createTopic,
+        (group, retries) ->
+            mq.createConsumerGroup(group, retries, Duration.ofMillis(500), Duration.ofSeconds(1)));
+  }
+
+  /** Opens a transport (and, for a real broker, the shared cluster). */
+  public abstract Open open();
+
+  /** Every transport × every enabled database (see {@link TestDatabases}). */
+  public static Stream<Arguments> withDatabases() {
+    List<Arguments> out = new ArrayList<>();
+    for (TestTransport t : values()) {
+      for (TestDatabase db : TestDatabases.list()) {
+        out.add(Arguments.of(t, db));
+      }
+    }
+    return out.stream();
+  }
+
+  /** An open transport and how to create a topic on its broker. */
+  public static final class Open implements AutoCloseable {
+    private final Transport transport;
+    private final TopicCreator topics;
+    private final GroupCreator groups;
+
+    Open(Transport transport, TopicCreator topics, GroupCreator groups) {
+      this.transport = transport;
+      this.topics = topics;
+      this.groups = groups;
+    }
+
+    /**
+     * Declares a consumer group whose broker retries a message {@code retryMaxTimes} times (so
+     * {@code retryMaxTimes + 1} delivery attempts), backing off 0.5–1 s on a real broker.
+     */
+    public void createGroup(String group, int retryMaxTimes) {
+      groups.create(group, retryMaxTimes);
+    }
+
+    public Transport transport() {
+      return transport;
+    }
+
+    /** The in-memory broker, for its fault switches; null on a real broker. */
+    public InMemoryTransport inMemory() {
+      return transport instanceof InMemoryTransport m ? m : null;
+    }
+
+    public void createTopic(String topic, TopicType type) {
+      topics.create(topic, type);
+    }
+
+    @Override
+    public void close() {
+      transport.close();
+    }
+  }
+
+  @FunctionalInterface
+  interface TopicCreator {
+    void create(String topic, TopicType type);
+  }
+
+  @FunctionalInterface
+  interface GroupCreator {
+    void create(String group, int retryMaxTimes);
+  }
+}
