@@ -1,0 +1,78 @@
+package io.txmsg.producer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.txmsg.api.InvalidSettingsException;
+import io.txmsg.api.InvalidTxMessageException;
+import io.txmsg.api.TxMessage;
+import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.TestDatabase;
+import io.txmsg.testkit.transport.InMemoryTransport;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** Settings are validated once, copied at build() and cannot change a running producer. */
+class ProducerSettingsTest {
+
+  @Test
+  void aMissingOrBadSettingFailsTheBuildNamingIt() throws Exception {
+    try (DatabaseFixture db = TestDatabase.H2.open();
+        InMemoryTransport transport = new InMemoryTransport()) {
+      assertThatThrownBy(
+              () ->
+                  TxProducer.builder()
+                      .dataSource(db.dataSource())
+                      .transport(transport)
+                      .settings(new TxProducerSettings())
+                      .build())
+          .isInstanceOfSatisfying(
+              InvalidSettingsException.class, e -> assertThat(e.setting()).isEqualTo("topics"));
+      assertThatThrownBy(
+              () ->
+                  TxProducer.builder()
+                      .dataSource(db.dataSource())
+                      .settings(new TxProducerSettings().topics("t"))
+                      .build())
+          .isInstanceOfSatisfying(
+              InvalidSettingsException.class,
+              e -> assertThat(e.setting()).isEqualTo("connection.endpoints"));
+      assertThatThrownBy(() -> new TxProducerSettings().tablePrefix("x; DROP TABLE y").validate())
+          .isInstanceOfSatisfying(
+              InvalidSettingsException.class, e -> assertThat(e.setting()).isEqualTo("tablePrefix"));
+      assertThatThrownBy(
+              () -> TxProducer.builder().settings(new TxProducerSettings().topics("t")).build())
+          .isInstanceOfSatisfying(
+              InvalidSettingsException.class, e -> assertThat(e.setting()).isEqualTo("dataSource"));
+    }
+  }
+
+  @Test
+  void changingTheSettingsAfterBuildDoesNotChangeTheRunningProducer() throws Exception {
+    try (DatabaseFixture db = TestDatabase.H2.open();
+        InMemoryTransport transport = new InMemoryTransport()) {
+      TxProducerSettings settings =
+          new TxProducerSettings().topics("orders").autoCreateSchema(true);
+      try (TxProducer producer =
+          TxProducer.builder()
+              .dataSource(db.dataSource())
+              .transport(transport)
+              .settings(settings)
+              .build()) {
+        settings.topics("payments");
+        TxMessage toPayments =
+            TxMessage.builder()
+                .eventId("e1")
+                .topic("payments")
+                .eventType("Paid")
+                .aggregate("Payment", "p1", 1)
+                .payload("{}".getBytes(StandardCharsets.UTF_8))
+                .build();
+        assertThatThrownBy(() -> producer.template().execute(toPayments, ctx -> null))
+            .isInstanceOfSatisfying(
+                InvalidTxMessageException.class, e -> assertThat(e.field()).isEqualTo("topic"));
+        assertThat(transport.published()).isEmpty();
+      }
+    }
+  }
+}
