@@ -4,13 +4,13 @@ import io.txmsg.api.PayloadSerializer;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.api.consumer.GapPolicy;
 import io.txmsg.api.consumer.VersionPolicy;
-import io.txmsg.store.LocalTransactions;
-import io.txmsg.store.LocalTransactions.CommitFailedException;
-import io.txmsg.store.LocalTransactions.WorkFailedException;
 import io.txmsg.store.AggregateVersionMapper;
 import io.txmsg.store.CommandMapper;
 import io.txmsg.store.ConsumeLogMapper;
 import io.txmsg.store.DeadLetterMapper;
+import io.txmsg.store.LocalTransactions;
+import io.txmsg.store.LocalTransactions.CommitFailedException;
+import io.txmsg.store.LocalTransactions.WorkFailedException;
 import io.txmsg.store.SqlStates;
 import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
@@ -27,7 +27,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * DESIGN.md section 3, per event: decode (done by the caller), age check, payload decoding, the
+ * The consume path, per event: decode (done by the caller), age check, payload decoding, the
  * version row, then ONE local transaction holding the consume-log claim, the version guard, the
  * handler's writes and its commands; failures are classified and either retried by the broker or
  * parked. Replays run the same path with a PARKED → PROCESSING claim instead of the INSERT.
