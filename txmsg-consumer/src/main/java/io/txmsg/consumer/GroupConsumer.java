@@ -3,6 +3,7 @@ package io.txmsg.consumer;
 import io.txmsg.api.consumer.ConsumeListener;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.api.consumer.ConsumerInterceptor;
+import io.txmsg.store.ParkReason;
 import io.txmsg.transport.DeliveryHandler;
 import io.txmsg.transport.EnvelopeCodec;
 import io.txmsg.transport.InboundMessage;
@@ -50,9 +51,11 @@ final class GroupConsumer implements DeliveryHandler, AutoCloseable {
     this.interceptor = interceptor;
   }
 
-  void start(Transport transport, int threads, Duration retryPolicyWait) throws InterruptedException {
+  void start(Transport transport, int threads, Duration retryPolicyWait)
+      throws InterruptedException {
     subscription =
-        transport.subscribe(new SubscriptionSpec(config.name(), config.subscriptions(), threads), this);
+        transport.subscribe(
+            new SubscriptionSpec(config.name(), config.subscriptions(), threads), this);
     checkRetryPolicy(retryPolicyWait);
   }
 
@@ -67,7 +70,8 @@ final class GroupConsumer implements DeliveryHandler, AutoCloseable {
       log.warn(
           "group={} broker retry policy unknown after {}: parking relies on handler maxAttempts;"
               + " the dead-letter drain catches anything the broker gives up on",
-          config.name(), wait);
+          config.name(),
+          wait);
       return;
     }
     brokerMaxAttempts = max.getAsInt();
@@ -145,7 +149,7 @@ final class GroupConsumer implements DeliveryHandler, AutoCloseable {
           .park(
               config.name(),
               e,
-              "NO_HANDLER",
+              ParkReason.NO_HANDLER.name(),
               null,
               "no handler for event type " + e.eventType() + " in group " + config.name());
     }
