@@ -17,10 +17,10 @@ import javax.sql.DataSource;
  * each: select up to {@code batchSize} keys, copy them, delete them. Long transactions would hold
  * locks and bloat undo logs on the live tables the producer and consumers write to.
  *
- * <p>Only terminal rows are eligible: journal SENT / ROLLED_BACK, consume log SUCCESS /
- * SKIPPED_STALE, and attempts of any state. PENDING, SENDING, RETRY, DEAD and PARKED rows are never
- * touched. A consume-log retention shorter than the redelivery/replay window is refused: a
- * redelivered or replayed event whose consume-log row is gone would be applied a second time.
+ * <p>Only terminal rows are eligible: journal SENT, consume log SUCCESS / SKIPPED_STALE, and
+ * attempts of any state. PENDING, SENDING, RETRY, DEAD and PARKED rows are never touched. A
+ * consume-log retention shorter than the redelivery/replay window is refused: a redelivered or
+ * replayed event whose consume-log row is gone would be applied a second time.
  *
  * <p>Used by the CLI and meant to be scheduled by the application. Safe to run concurrently with
  * itself: a batch that loses a race (copy and delete counts differ, its rows vanished, or another

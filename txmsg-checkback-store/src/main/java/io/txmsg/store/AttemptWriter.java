@@ -16,9 +16,10 @@ import org.apache.ibatis.session.SqlSession;
  * committed state is read in a fresh transaction; if it never ran, the insert wins and the attempt
  * can never commit, because its own insert would now conflict.
  *
- * <p>Per dialect (DB-FACTS.md): PostgreSQL aborts the whole transaction on lock timeout, hence the
- * dedicated transaction with {@code SET LOCAL lock_timeout}; MariaDB bounds sub-second waits with
- * {@code SET STATEMENT max_statement_time}; H2 uses the session's LOCK_TIMEOUT, restored after.
+ * <p>How the wait is bounded is the {@link Dialect}'s business ({@code SET LOCAL lock_timeout} on
+ * PostgreSQL, which aborts the whole transaction on a lock timeout, hence the dedicated
+ * transaction; {@code SET STATEMENT max_statement_time} on MariaDB; the session's LOCK_TIMEOUT,
+ * restored after, on H2).
  */
 public final class AttemptWriter {
   private final DataSource dataSource;
@@ -43,14 +44,9 @@ public final class AttemptWriter {
       c.setAutoCommit(false);
       try (SqlSession session = store.session(c)) {
         AttemptMapper m = session.getMapper(AttemptMapper.class);
-        Long previousH2Timeout = null;
+        Dialect.LockWait toRestore = null;
         try {
-          if (store.dialect() == Dialect.H2) {
-            previousH2Timeout = m.currentLockTimeout();
-            m.setLockTimeout(ms);
-          } else if (store.dialect() == Dialect.POSTGRESQL) {
-            m.setLockTimeout(ms);
-          }
+          toRestore = store.dialect().boundLockWait(m, ms);
           m.insertWithLockWait(attemptId, eventId, storeId, state.name(), ms, ms / 1000.0);
           c.commit();
           return AttemptInsert.inserted();
@@ -69,8 +65,8 @@ public final class AttemptWriter {
           SQLException sql = SqlStates.find(e);
           throw sql != null ? sql : new SQLException("attempt insert failed: " + e, e);
         } finally {
-          if (previousH2Timeout != null) {
-            m.setLockTimeout(previousH2Timeout);
+          if (toRestore != null) {
+            toRestore.restore();
             c.commit();
           }
         }

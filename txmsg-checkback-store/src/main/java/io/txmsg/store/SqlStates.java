@@ -23,23 +23,17 @@ public final class SqlStates {
   }
 
   /**
-   * A bounded lock wait ran out: PG 55P03 (lock_timeout) or 57014 (statement timeout); H2 HYT00 /
-   * 50200; MariaDB 1205 (innodb_lock_wait_timeout) or 1969 / 70100 (max_statement_time).
+   * A bounded lock wait ran out, on any dialect: the union of every {@link Dialect}'s lock-timeout
+   * SQLStates and vendor codes (callers such as the consumer's failure classifier do not know the
+   * dialect, and the codes do not collide between the databases).
    */
   public static boolean isLockTimeout(Throwable t) {
     SQLException e = find(t);
     while (e != null) {
-      String state = e.getSQLState();
-      int code = e.getErrorCode();
-      if ("55P03".equals(state)
-          || "57014".equals(state)
-          || "HYT00".equals(state)
-          || "70100".equals(state)
-          || code == 50200
-          || code == 1205
-          || code == 1969
-          || code == 3024) {
-        return true;
+      for (Dialect d : Dialect.values()) {
+        if (d.isLockTimeout(e)) {
+          return true;
+        }
       }
       e = e.getNextException();
     }

@@ -25,7 +25,7 @@ import picocli.CommandLine.TypeConversionException;
     name = "archive",
     description = {
       "Move terminal rows past their retention to the *_archive tables.",
-      "Journal SENT/ROLLED_BACK and consume log SUCCESS/SKIPPED_STALE by updated_at,",
+      "Journal SENT and consume log SUCCESS/SKIPPED_STALE by updated_at,",
       "attempts by created_at; one transaction per batch. Never touches PENDING,",
       "SENDING, RETRY, DEAD or PARKED rows. --delete deletes instead of moving."
     })

@@ -1,9 +1,9 @@
 package io.txmsg.cli;
 
-import io.txmsg.cli.Vocabulary.DeadLetterKind;
-import io.txmsg.cli.Vocabulary.DeadLetterReason;
-import io.txmsg.cli.Vocabulary.DeadLetterStatus;
+import io.txmsg.store.DeadLetterKind;
 import io.txmsg.store.DeadLetterRow;
+import io.txmsg.store.DeadLetterStatus;
+import io.txmsg.store.ParkReason;
 import io.txmsg.store.ops.DeadLetterQuery;
 import io.txmsg.store.ops.OpsQueryMapper;
 import java.time.Duration;
@@ -74,7 +74,7 @@ final class DlqCommand extends CommandGroup {
         split = ",",
         paramLabel = "<reason>",
         description = "Only these reasons: ${COMPLETION-CANDIDATES}.")
-    List<DeadLetterReason> reasons = new ArrayList<>();
+    List<ParkReason> reasons = new ArrayList<>();
 
     @Option(
         names = "--kind",

@@ -1,8 +1,9 @@
 package io.txmsg.cli;
 
-import io.txmsg.cli.Vocabulary.JournalStatus;
 import io.txmsg.store.JournalMapper;
 import io.txmsg.store.JournalRow;
+import io.txmsg.store.JournalStatus;
+import io.txmsg.store.ReplayStatus;
 import io.txmsg.store.ops.JournalCount;
 import io.txmsg.store.ops.JournalOldest;
 import io.txmsg.store.ops.JournalQuery;
@@ -30,7 +31,9 @@ import picocli.CommandLine.Parameters;
 final class JournalCommand extends CommandGroup {
 
   /** Statuses whose rows still wait for delivery confirmation: what a backlog alert watches. */
-  static final List<String> UNCONFIRMED = List.of("PENDING", "SENDING", "RETRY");
+  static final List<String> UNCONFIRMED =
+      List.of(
+          JournalStatus.PENDING.name(), JournalStatus.SENDING.name(), JournalStatus.RETRY.name());
 
   @Command(
       name = "list",
@@ -184,7 +187,7 @@ final class JournalCommand extends CommandGroup {
           }
         }
       }
-      long dead = byStatus.getOrDefault("DEAD", 0L);
+      long dead = byStatus.getOrDefault(JournalStatus.DEAD.name(), 0L);
       boolean exceeded =
           failIfOldestPending != null
               && oldestUnconfirmed != null
@@ -288,7 +291,7 @@ final class JournalCommand extends CommandGroup {
                 String selector = "journal requeue ids=" + String.join(",", ids);
                 audit.setSelector(
                     selector.length() > 2000 ? selector.substring(0, 1997) + "..." : selector);
-                audit.setStatus("DONE");
+                audit.setStatus(ReplayStatus.DONE.name());
                 audit.setFinishedAt(java.time.Instant.now());
                 audit.setSelected(ids.size());
                 audit.setSucceeded(n);

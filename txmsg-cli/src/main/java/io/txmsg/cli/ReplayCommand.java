@@ -1,11 +1,12 @@
 package io.txmsg.cli;
 
 import io.txmsg.cli.DlqCommand.TimeBound;
-import io.txmsg.cli.Vocabulary.DeadLetterReason;
 import io.txmsg.store.DeadLetterRow;
 import io.txmsg.store.DeadLetterSelector;
+import io.txmsg.store.ParkReason;
 import io.txmsg.store.ReplayMapper;
 import io.txmsg.store.ReplayRequestRow;
+import io.txmsg.store.ReplayStatus;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -40,7 +41,7 @@ final class ReplayCommand extends DbCommand {
       names = "--parked-reason",
       paramLabel = "<reason>",
       description = "Only rows parked for this reason: ${COMPLETION-CANDIDATES}.")
-  DeadLetterReason parkedReason;
+  ParkReason parkedReason;
 
   @Option(
       names = "--rate",
@@ -152,7 +153,10 @@ final class ReplayCommand extends DbCommand {
             session -> {
               ReplayMapper m = session.getMapper(ReplayMapper.class);
               if (takeOver != null && !dryRun) {
-                m.finishRequest(takeOver, "STOPPED", "taken over by " + operator + ": " + reason);
+                m.finishRequest(
+                    takeOver,
+                    ReplayStatus.STOPPED.name(),
+                    "taken over by " + operator + ": " + reason);
                 m.releaseRemaining(takeOver);
               }
               List<DeadLetterRow> rows = m.selectParked(s, batch);
@@ -236,7 +240,9 @@ final class ReplayCommand extends DbCommand {
     r.setCanary(canary);
     r.setMaxFailureRatio(maxFailureRatio);
     r.setDryRun(dryRun);
-    r.setStatus(dryRun ? "DRY_RUN" : selected == 0 ? "DONE" : "REQUESTED");
+    r.setStatus(
+        (dryRun ? ReplayStatus.DRY_RUN : selected == 0 ? ReplayStatus.DONE : ReplayStatus.REQUESTED)
+            .name());
     r.setFinishedAt(dryRun || selected == 0 ? Instant.now() : null);
     r.setSelected(selected);
     return r;

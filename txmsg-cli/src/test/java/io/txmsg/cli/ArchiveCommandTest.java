@@ -23,7 +23,7 @@ class ArchiveCommandTest {
   /** Old terminal rows (archivable), old non-terminal rows and young terminal rows (kept). */
   private static void fill(OpsRows rows) throws Exception {
     rows.journal("sent-old", "SENT", "payment", "Paid", null, OLD);
-    rows.journal("rolled-back-old", "ROLLED_BACK", "payment", "Paid", null, OLD);
+    rows.journal("sent-old-3", "SENT", "payment", "Paid", null, OLD.plusHours(2));
     rows.journal("sent-old-2", "SENT", "payment", "Paid", null, OLD.plusHours(1));
     rows.journal("sent-young", "SENT", "payment", "Paid", null, YOUNG);
     for (String status : List.of("PENDING", "SENDING", "RETRY", "DEAD")) {
@@ -52,8 +52,7 @@ class ArchiveCommandTest {
 
   private static final List<String> JOURNAL_KEPT =
       List.of("dead-old", "pending-old", "retry-old", "sending-old", "sent-young");
-  private static final List<String> JOURNAL_MOVED =
-      List.of("rolled-back-old", "sent-old", "sent-old-2");
+  private static final List<String> JOURNAL_MOVED = List.of("sent-old", "sent-old-2", "sent-old-3");
   private static final List<String> CONSUME_LOG_KEPT = List.of("g:parked-old", "g:success-young");
   private static final List<String> CONSUME_LOG_MOVED =
       List.of("g:stale-old", "g:success-old", "h:success-old");

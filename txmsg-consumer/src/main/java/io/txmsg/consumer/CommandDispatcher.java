@@ -5,6 +5,7 @@ import io.txmsg.api.consumer.CommandExecutor;
 import io.txmsg.api.consumer.PermanentConsumeException;
 import io.txmsg.store.CommandMapper;
 import io.txmsg.store.CommandRow;
+import io.txmsg.store.CommandStatus;
 import io.txmsg.store.StoreTransactions;
 import java.util.List;
 import java.util.Map;
@@ -117,7 +118,9 @@ final class CommandDispatcher implements AutoCloseable {
             error);
       } else {
         long delay = backoffMillis(row.getAttempts());
-        storeTx.run(CommandMapper.class, m -> m.retry(id, ownerToken, "PENDING", delay, error));
+        storeTx.run(
+            CommandMapper.class,
+            m -> m.retry(id, ownerToken, CommandStatus.PENDING.name(), delay, error));
         log.info(
             "command retry key={} attempt={} in {} ms: {}",
             command.idempotencyKey(),

@@ -7,10 +7,15 @@ import io.txmsg.api.consumer.VersionPolicy;
 import io.txmsg.store.AggregateVersionMapper;
 import io.txmsg.store.CommandMapper;
 import io.txmsg.store.ConsumeLogMapper;
+import io.txmsg.store.ConsumeStatus;
 import io.txmsg.store.DeadLetterMapper;
 import io.txmsg.store.LocalTransactions;
 import io.txmsg.store.LocalTransactions.CommitFailedException;
 import io.txmsg.store.LocalTransactions.WorkFailedException;
+<<<<<<< HEAD
+=======
+import io.txmsg.store.ParkReason;
+>>>>>>> store-vocab
 import io.txmsg.store.SqlStates;
 import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
@@ -27,7 +32,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * DESIGN.md section 3, per event: decode (done by the caller), age check, payload decoding, the
+ * The consume path, per event: decode (done by the caller), age check, payload decoding, the
  * version row, then ONE local transaction holding the consume-log claim, the version guard, the
  * handler's writes and its commands; failures are classified and either retried by the broker or
  * parked. Replays run the same path with a PARKED → PROCESSING claim instead of the INSERT.
@@ -98,7 +103,7 @@ final class ConsumePipeline {
       return parking.park(
           group,
           e,
-          "TOO_OLD",
+          ParkReason.TOO_OLD.name(),
           null,
           "born "
               + e.originTime()
@@ -110,7 +115,7 @@ final class ConsumePipeline {
     try {
       payload = decodePayload(e, route);
     } catch (PayloadDecodingException ex) {
-      return parking.park(group, e, "UNDECODABLE_PAYLOAD", ex, null);
+      return parking.park(group, e, ParkReason.UNDECODABLE_PAYLOAD.name(), ex, null);
     }
     return apply(group, e, route, payload, parkAt, null, false);
   }
@@ -182,14 +187,14 @@ final class ConsumePipeline {
       claim(consumeLog, group, e, replayId != null);
       if (def.versionGuard()
           && !guard(s.getMapper(AggregateVersionMapper.class), group, e, def, forceMonotonic)) {
-        finish(consumeLog, group, e, "SKIPPED_STALE", null);
+        finish(consumeLog, group, e, ConsumeStatus.SKIPPED_STALE.name(), null);
         markReplayed(s, group, e, replayId);
         return Step.STALE;
       }
       HandlerContext ctx =
           new HandlerContext(group, e, replayId != null, c, s.getMapper(CommandMapper.class));
       invoke(route, payload, ctx);
-      finish(consumeLog, group, e, "SUCCESS", ctx.resultRef());
+      finish(consumeLog, group, e, ConsumeStatus.SUCCESS.name(), ctx.resultRef());
       markReplayed(s, group, e, replayId);
       if (ctx.recordedCommands()) {
         commandsRecorded.run(); // the dispatcher polls; this only shortens the wait
@@ -333,7 +338,7 @@ final class ConsumePipeline {
     return parking.park(
         group,
         e,
-        "GAP",
+        ParkReason.GAP.name(),
         null,
         "aggregate version "
             + e.aggregateVersion()
@@ -351,10 +356,10 @@ final class ConsumePipeline {
       throw new ReplayFailedException(cause, permanent);
     }
     if (permanent) {
-      return parking.park(group, e, "PERMANENT_ERROR", cause, null);
+      return parking.park(group, e, ParkReason.PERMANENT_ERROR.name(), cause, null);
     }
     if (e.deliveryAttempt() >= parkAt) {
-      return parking.park(group, e, "MAX_ATTEMPTS", cause, null);
+      return parking.park(group, e, ParkReason.MAX_ATTEMPTS.name(), cause, null);
     }
     log.info(
         "retry group={} eventId={} attempt={} of {}: {}",

@@ -2,6 +2,7 @@ package io.txmsg.consumer;
 
 import io.txmsg.api.consumer.ConsumeListener;
 import io.txmsg.api.consumer.ConsumeOutcome;
+import io.txmsg.store.ParkReason;
 import io.txmsg.transport.DeliveryHandler;
 import io.txmsg.transport.EnvelopeCodec;
 import io.txmsg.transport.InboundMessage;
@@ -37,7 +38,7 @@ final class DlqDrain implements DeliveryHandler, AutoCloseable {
   @Override
   public Verdict onMessage(InboundMessage message) {
     IncomingEvent e;
-    String reason = "BROKER_DLQ";
+    String reason = ParkReason.BROKER_DLQ.name();
     String why = "the broker moved it to " + message.topic() + " after its last delivery attempt";
     try {
       e = EnvelopeCodec.decode(message);

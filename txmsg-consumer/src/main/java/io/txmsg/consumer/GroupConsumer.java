@@ -3,6 +3,7 @@ package io.txmsg.consumer;
 import io.txmsg.api.consumer.ConsumeListener;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.api.consumer.ConsumerInterceptor;
+import io.txmsg.store.ParkReason;
 import io.txmsg.transport.DeliveryHandler;
 import io.txmsg.transport.EnvelopeCodec;
 import io.txmsg.transport.InboundMessage;
@@ -148,7 +149,7 @@ final class GroupConsumer implements DeliveryHandler, AutoCloseable {
           .park(
               config.name(),
               e,
-              "NO_HANDLER",
+              ParkReason.NO_HANDLER.name(),
               null,
               "no handler for event type " + e.eventType() + " in group " + config.name());
     }

@@ -3,9 +3,12 @@ package io.txmsg.consumer;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.store.ConsumeLogMapper;
 import io.txmsg.store.ConsumeLogRow;
+import io.txmsg.store.ConsumeStatus;
+import io.txmsg.store.DeadLetterKind;
 import io.txmsg.store.DeadLetterMapper;
 import io.txmsg.store.DeadLetterRow;
 import io.txmsg.store.HeadersCodec;
+import io.txmsg.store.ParkReason;
 import io.txmsg.store.SqlStates;
 import io.txmsg.store.StoreTransactions;
 import io.txmsg.transport.IncomingEvent;
@@ -50,7 +53,7 @@ final class Parking {
               throw ex;
             }
             s.getMapper(DeadLetterMapper.class)
-                .insert(deadLetter(group, e, "MESSAGE", reason, error, why));
+                .insert(deadLetter(group, e, DeadLetterKind.MESSAGE.name(), reason, error, why));
             return null;
           });
       log.warn(
@@ -84,7 +87,7 @@ final class Parking {
       log.warn("dedup read failed group={} eventId={}: {}", group, e.eventId(), ex.toString());
       return ConsumeOutcome.RETRY;
     }
-    if (row == null || "PROCESSING".equals(row.getStatus())) {
+    if (row == null || ConsumeStatus.PROCESSING.name().equals(row.getStatus())) {
       return ConsumeOutcome.RETRY; // the holder rolled back, or an archive raced us: try again
     }
     if (row.getRequestHash().equals(e.payloadHash())) {
@@ -110,7 +113,15 @@ final class Parking {
     try {
       storeTx.run(
           DeadLetterMapper.class,
-          m -> m.insert(deadLetter(group, e, "CONFLICT", "CONFLICT", null, why)));
+          m ->
+              m.insert(
+                  deadLetter(
+                      group,
+                      e,
+                      DeadLetterKind.CONFLICT.name(),
+                      ParkReason.CONFLICT.name(),
+                      null,
+                      why)));
       log.error("conflict group={} eventId={} {}", group, e.eventId(), why);
     } catch (Exception ex) {
       if (!SqlStates.isDuplicateKey(ex)) {

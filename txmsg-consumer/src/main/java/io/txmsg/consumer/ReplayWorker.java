@@ -3,6 +3,7 @@ package io.txmsg.consumer;
 import io.txmsg.store.DeadLetterRow;
 import io.txmsg.store.ReplayMapper;
 import io.txmsg.store.ReplayRequestRow;
+import io.txmsg.store.ReplayStatus;
 import io.txmsg.store.StoreTransactions;
 import java.util.HashSet;
 import java.util.List;
@@ -112,7 +113,7 @@ final class ReplayWorker {
         }
       }
     }
-    String status = stop == null ? "DONE" : "STOPPED";
+    String status = (stop == null ? ReplayStatus.DONE : ReplayStatus.STOPPED).name();
     String reason = stop;
     storeTx.inSession(
         s -> {

@@ -16,6 +16,7 @@ import io.txmsg.store.HeadersCodec;
 import io.txmsg.store.JdbcLocalTransactions;
 import io.txmsg.store.JsonPayloadSerializer;
 import io.txmsg.store.LocalTransactions;
+import io.txmsg.store.ParkReason;
 import io.txmsg.store.SchemaInstaller;
 import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
@@ -176,7 +177,7 @@ public final class TxConsumers implements AutoCloseable {
     } catch (MalformedEventException m) {
       return failedReplay(row, m, "parked message is not a valid event: " + m.getMessage());
     }
-    if ("TOO_OLD".equals(row.getReason())) {
+    if (ParkReason.TOO_OLD.name().equals(row.getReason())) {
       ReplayResult archived = discardIfArchived(row, replayRequestId);
       if (archived != null) {
         return archived;

@@ -2,7 +2,7 @@ package io.txmsg.producer;
 
 import io.txmsg.api.DeliveryConfirmation;
 import io.txmsg.api.PublishException;
-import io.txmsg.store.Dialect;
+import io.txmsg.store.JournalClaims;
 import io.txmsg.store.JournalMapper;
 import io.txmsg.store.JournalRow;
 import io.txmsg.store.StoreTransactions;
@@ -10,7 +10,6 @@ import io.txmsg.store.TxmsgStore;
 import io.txmsg.transport.EnvelopeCodec;
 import io.txmsg.transport.HalfMessage;
 import io.txmsg.transport.ProducerChannel;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
@@ -32,8 +31,8 @@ import org.slf4j.LoggerFactory;
 public final class Reconciler {
   private static final Logger log = LoggerFactory.getLogger(Reconciler.class);
 
-  private final TxmsgStore store;
   private final StoreTransactions storeTx;
+  private final JournalClaims claims;
   private final TxProducerSettings settings;
   private final ProducerChannel producer;
   private final ProducerMetrics metrics;
@@ -45,8 +44,8 @@ public final class Reconciler {
       ProducerChannel producer,
       ProducerMetrics metrics) {
     this.metrics = metrics;
-    this.store = store;
     this.storeTx = new StoreTransactions(dataSource, store);
+    this.claims = new JournalClaims(dataSource, store);
     this.settings = settings;
     this.producer = producer;
   }
@@ -91,28 +90,8 @@ public final class Reconciler {
   }
 
   List<String> claim(String token) throws Exception {
-    long lease = settings.leaseDuration().toMillis();
-    List<String> claimed = new ArrayList<>();
-    if (store.dialect() == Dialect.H2) {
-      // H2 applies LIMIT before SKIP LOCKED: read candidates, claim each conditionally.
-      List<String> candidates = inTx(m -> m.selectDue(settings.reconcileBatchSize()));
-      for (String id : candidates) {
-        if (inTx(m -> m.claim(id, token, lease)) == 1) {
-          claimed.add(id);
-        }
-      }
-      return claimed;
-    }
-    return inTx(
-        m -> {
-          List<String> out = new ArrayList<>();
-          for (String id : m.selectDue(settings.reconcileBatchSize())) {
-            if (m.claim(id, token, lease) == 1) {
-              out.add(id);
-            }
-          }
-          return out;
-        });
+    return claims.claimDue(
+        token, settings.leaseDuration().toMillis(), settings.reconcileBatchSize());
   }
 
   private Result republish(String eventId, String token) {

@@ -1,0 +1,35 @@
+package io.txmsg.store;
+
+import java.util.List;
+import javax.sql.DataSource;
+
+/**
+ * Claims due journal rows for one reconciler round: PENDING/RETRY rows past next_retry_at and
+ * SENDING rows whose lease expired become SENDING with a fresh owner token and lease, in short
+ * transactions of their own. How the candidates are read and locked differs per {@link Dialect}
+ * (FOR UPDATE SKIP LOCKED where it honours LIMIT, conditional claims one by one on H2); every claim
+ * is a conditional UPDATE, so a row claimed by a concurrent round is simply not returned.
+ */
+public final class JournalClaims {
+  private final TxmsgStore store;
+  private final StoreTransactions transactions;
+
+  /** Claims on the txmsg tables of {@code store} in {@code dataSource}. */
+  public JournalClaims(DataSource dataSource, TxmsgStore store) {
+    this.store = store;
+    this.transactions = new StoreTransactions(dataSource, store);
+  }
+
+  /**
+   * Claims up to {@code batchSize} due rows for {@code ownerToken} with a lease of {@code
+   * leaseMillis}.
+   *
+   * @return the claimed event ids; every later update of them must match {@code ownerToken}
+   * @throws Exception what the database threw; rows already claimed keep their lease and are taken
+   *     over when it expires
+   */
+  public List<String> claimDue(String ownerToken, long leaseMillis, int batchSize)
+      throws Exception {
+    return store.dialect().claimDue(transactions, ownerToken, leaseMillis, batchSize);
+  }
+}
