@@ -12,10 +12,7 @@ import io.txmsg.store.DeadLetterMapper;
 import io.txmsg.store.LocalTransactions;
 import io.txmsg.store.LocalTransactions.CommitFailedException;
 import io.txmsg.store.LocalTransactions.WorkFailedException;
-<<<<<<< HEAD
-=======
 import io.txmsg.store.ParkReason;
->>>>>>> store-vocab
 import io.txmsg.store.SqlStates;
 import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
