@@ -16,7 +16,8 @@ import org.apache.ibatis.session.SqlSession;
  * committed state is read in a fresh transaction; if it never ran, the insert wins and the attempt
  * can never commit, because its own insert would now conflict.
  *
- * <p>Per dialect (DB-FACTS.md): PostgreSQL aborts the whole transaction on lock timeout, hence the
+ * <p>Per dialect (docs/architecture.md#db-pg-lock-timeout-aborts, #db-mariadb-lock-wait-seconds,
+ * #db-h2-lock-timeout-session): PostgreSQL aborts the whole transaction on lock timeout, hence the
  * dedicated transaction with {@code SET LOCAL lock_timeout}; MariaDB bounds sub-second waits with
  * {@code SET STATEMENT max_statement_time}; H2 uses the session's LOCK_TIMEOUT, restored after.
  */

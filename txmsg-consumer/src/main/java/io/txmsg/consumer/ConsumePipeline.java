@@ -27,10 +27,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * DESIGN.md section 3, per event: decode (done by the caller), age check, payload decoding, the
- * version row, then ONE local transaction holding the consume-log claim, the version guard, the
- * handler's writes and its commands; failures are classified and either retried by the broker or
- * parked. Replays run the same path with a PARKED → PROCESSING claim instead of the INSERT.
+ * docs/architecture.md#consumer, per event: decode (done by the caller), age check, payload
+ * decoding, the version row, then ONE local transaction holding the consume-log claim, the version
+ * guard, the handler's writes and its commands; failures are classified and either retried by the
+ * broker or parked. Replays run the same path with a PARKED → PROCESSING claim instead of the
+ * INSERT.
  */
 final class ConsumePipeline {
   private static final Logger log = LoggerFactory.getLogger(ConsumePipeline.class);
