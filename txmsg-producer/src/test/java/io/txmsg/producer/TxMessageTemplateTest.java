@@ -28,8 +28,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * DESIGN.md section 2 against the real embedded broker, on every enabled database. The shared
- * cluster checks half messages every 1 s once they are 2 s old.
+ * docs/architecture.md#producer-execute against the real embedded broker, on every enabled
+ * database. The shared cluster checks half messages every 1 s once they are 2 s old.
  */
 class TxMessageTemplateTest {
   /** Every test runs on every transport (in-memory and gRPC) × every enabled database. */
@@ -327,7 +327,8 @@ class TxMessageTemplateTest {
     assertThat(r.outcome()).isEqualTo(TxResult.Outcome.COMMITTED);
     assertThat(h.attemptState(r.attemptId())).isEqualTo("COMMITTED");
     // Delivered, and only this attempt's message. When the commit and a COMMIT check-back race,
-    // the broker may deliver it twice (ROCKETMQ-FACTS.md pitfall 3): consumers deduplicate.
+    // the broker may deliver it twice (docs/architecture.md#rmq-op-batch-interval): consumers
+    // deduplicate.
     assertThat(await(Duration.ofSeconds(15), () -> h.deliveryCount("evt-" + id) >= 1)).isTrue();
     assertThat(h.deliveries.get("evt-" + id)).containsOnly(r.attemptId());
     assertThat(h.paymentExists(id)).isTrue();

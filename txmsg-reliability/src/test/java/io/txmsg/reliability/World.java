@@ -59,8 +59,9 @@ final class World implements AutoCloseable {
       try (ServerSocket s = new ServerSocket(0)) {
         h2Port = s.getLocalPort();
       }
-      // A file database (WRITE_DELAY=0: durable commits, DB-FACTS.md): stopping the TCP server
-      // for an outage closed an in-memory database now and then ("Database is already closed").
+      // A file database (WRITE_DELAY=0: durable commits, docs/architecture.md#db-h2-write-delay):
+      // stopping the TCP server for an outage closed an in-memory database now and then
+      // ("Database is already closed").
       h2Dir = Files.createTempDirectory("txmsg-rel-h2");
       String path = h2Dir.resolve("rel").toAbsolutePath().toString();
       h2Keeper = DriverManager.getConnection("jdbc:h2:file:" + path + ";WRITE_DELAY=0", "sa", "");
