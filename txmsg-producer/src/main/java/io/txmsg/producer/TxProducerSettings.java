@@ -48,7 +48,6 @@ public final class TxProducerSettings implements Cloneable {
    */
   public TxProducerSettings connection(BrokerConnection connection) {
     checkNotSealed();
-    checkNotSealed();
     this.connection = connection;
     return this;
   }

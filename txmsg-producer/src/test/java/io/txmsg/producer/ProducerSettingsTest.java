@@ -39,7 +39,8 @@ class ProducerSettingsTest {
               e -> assertThat(e.setting()).isEqualTo("connection.endpoints"));
       assertThatThrownBy(() -> new TxProducerSettings().tablePrefix("x; DROP TABLE y").validate())
           .isInstanceOfSatisfying(
-              InvalidSettingsException.class, e -> assertThat(e.setting()).isEqualTo("tablePrefix"));
+              InvalidSettingsException.class,
+              e -> assertThat(e.setting()).isEqualTo("tablePrefix"));
       assertThatThrownBy(
               () -> TxProducer.builder().settings(new TxProducerSettings().topics("t")).build())
           .isInstanceOfSatisfying(

@@ -35,8 +35,9 @@ public interface Transport extends AutoCloseable {
   /**
    * Starts reading the consumer group's dead-letter queue (what the broker moved there after the
    * group's last delivery attempt). The queue may not exist yet: the implementation keeps trying
-   * every {@code retryInterval} until it can subscribe, and never fails silently on a queue it can
-   * see but not read (it logs what to run).
+   * every {@code retryInterval} until it can subscribe, and must not fail silently on a queue it
+   * can see but not read. (Over gRPC a missing queue and an unreadable one look alike to the
+   * client: the gRPC transport retries quietly; see docs/architecture.md, "Transport port".)
    */
   Subscription drainDeadLetters(String group, DeliveryHandler handler, Duration retryInterval);
 
