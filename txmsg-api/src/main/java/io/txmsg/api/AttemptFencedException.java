@@ -5,7 +5,7 @@ package io.txmsg.api;
  * stalled), so the local transaction was rolled back: no fact, no event. Safe to retry the business
  * command with the same eventId.
  */
-public class AttemptFencedException extends TxMessagingException {
+public class AttemptFencedException extends NotCommittedException {
   private static final long serialVersionUID = 1L;
 
   public AttemptFencedException(String eventId, String attemptId) {

@@ -5,7 +5,7 @@ package io.txmsg.api;
  * transaction was rolled back, the attempt recorded ROLLED_BACK and the half message rolled back.
  * Unchecked exceptions of the action are rethrown as they are.
  */
-public class BusinessActionException extends TxMessagingException {
+public class BusinessActionException extends NotCommittedException {
   private static final long serialVersionUID = 1L;
 
   public BusinessActionException(Throwable cause) {

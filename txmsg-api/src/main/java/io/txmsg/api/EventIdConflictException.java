@@ -5,7 +5,7 @@ package io.txmsg.api;
  * another event. Nothing of this attempt was committed (the action did not run or was rolled back)
  * and its half message was rolled back. Not retryable: fix the eventId derivation.
  */
-public class EventIdConflictException extends TxMessagingException {
+public class EventIdConflictException extends NotCommittedException {
   private static final long serialVersionUID = 1L;
   private final String eventId;
 

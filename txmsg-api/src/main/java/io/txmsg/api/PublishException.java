@@ -1,11 +1,13 @@
 package io.txmsg.api;
 
 /**
- * The half message could not be sent, so the local transaction was NOT run: no fact, no event.
- * {@link #retryable()} tells whether the broker error was transient (timeout, throttling,
- * unavailable) or permanent (missing topic, permission, too large, wrong topic type).
+ * The broker did not take a message. From {@link TxMessageTemplate#execute}: the half message could
+ * not be sent, so the local transaction was NOT run: no fact, no event. (Transports also report
+ * failed republishes to the reconciler this way.) {@link #retryable()} tells whether the broker
+ * error was transient (timeout, throttling, unavailable) or permanent (missing topic, permission,
+ * too large, wrong topic type).
  */
-public class PublishException extends TxMessagingException {
+public class PublishException extends NotCommittedException {
   private static final long serialVersionUID = 1L;
   private final boolean retryable;
   private final String errorCode;

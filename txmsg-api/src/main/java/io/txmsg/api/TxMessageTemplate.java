@@ -4,22 +4,36 @@ package io.txmsg.api;
  * Commits a business fact and its event atomically: half message, local transaction (attempt row,
  * journal row, the action, a self-check), then the half-message commit.
  *
- * <p>Contract of {@link #execute}:
+ * <p>Contract of {@link #execute}: every outcome is one of four, told apart by type.
  *
  * <ul>
- *   <li>Returns normally: the fact and the journal row are committed (or were already, see {@link
- *       TxResult#alreadyCommitted()}); the event WILL be delivered at least once: by the commit,
- *       the broker's check-back or the reconciler.
- *   <li>{@link InvalidTxMessageException}: nothing was sent or written.
- *   <li>{@link PublishException}: the half message was not sent; the action did not run.
- *   <li>the action's unchecked exception, or {@link BusinessActionException}: rolled back; nothing
- *       is delivered.
- *   <li>{@link AttemptFencedException}: a check-back fenced this attempt; rolled back.
- *   <li>{@link EventIdConflictException}: the eventId belongs to another event; rolled back.
- *   <li>{@link OutcomeUnknownException}: it may or may not have committed; the check-back decides
- *       from the database and delivers exactly when it committed. Retrying with the same eventId is
- *       safe.
+ *   <li><b>Committed</b> — returns normally: the fact and the journal row are committed (or were
+ *       already: {@link TxResult#alreadyCommitted()}); the event WILL be delivered at least once:
+ *       by the commit, the broker's check-back or the reconciler.
+ *   <li><b>Rejected before any side effect</b> — {@link InvalidTxMessageException} (its {@link
+ *       InvalidTxMessageException#field() field} names what is wrong) or {@link
+ *       ActiveTransactionException} (called inside the caller's transaction): nothing was sent or
+ *       written.
+ *   <li><b>Did not commit</b> — a {@link NotCommittedException}: nothing is committed and nothing
+ *       will be delivered; retrying the command with the same eventId is safe:
+ *       <ul>
+ *         <li>{@link PublishException}: the half message was not sent; the action did not run
+ *             ({@link PublishException#retryable()} tells whether a retry may help);
+ *         <li>{@link TransactionRolledBackException}: a statement failed inside the action (even
+ *             one the action caught), the database discarded the transaction, txmsg's own journal
+ *             statement failed, the local transaction timeout passed, or commit() failed and the
+ *             attempt was proved not committed;
+ *         <li>{@link AttemptFencedException}: a check-back fenced this attempt;
+ *         <li>{@link EventIdConflictException}: the eventId belongs to another event;
+ *         <li>{@link BusinessActionException}: the action threw a checked exception (its cause).
+ *       </ul>
+ *       The action's own unchecked exceptions are rethrown unchanged, after the same rollback.
+ *   <li><b>Outcome unknown</b> — {@link OutcomeUnknownException}: it may or may not have committed;
+ *       the check-back decides from the database and delivers exactly when it committed. Retrying
+ *       with the same eventId is safe.
  * </ul>
+ *
+ * <p>The cause of each exception carries what the database or broker reported.
  */
 public interface TxMessageTemplate {
   <R> TxResult<R> execute(TxMessage message, TransactionalBusinessAction<R> action);

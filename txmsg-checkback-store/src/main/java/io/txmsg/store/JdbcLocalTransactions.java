@@ -8,6 +8,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Local transactions on a plain DataSource: one connection, autocommit off, commit or roll back.
+ * The work gets the connection as an observed view ({@link StatementFailures}).
  */
 public final class JdbcLocalTransactions implements LocalTransactions {
   private static final Logger log = LoggerFactory.getLogger(JdbcLocalTransactions.class);
@@ -44,7 +45,8 @@ public final class JdbcLocalTransactions implements LocalTransactions {
       T result;
       try {
         c.setAutoCommit(false);
-        result = work.run(c);
+        // The work sees an observed view: failed statements it swallows are still seen.
+        result = work.run(StatementFailures.observe(c));
       } catch (Exception | Error e) {
         rollbackQuietly(c, e);
         BrokenConnections.evictIfBroken(dataSource, c, e);

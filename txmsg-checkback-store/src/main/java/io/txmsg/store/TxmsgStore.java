@@ -1,5 +1,6 @@
 package io.txmsg.store;
 
+import io.txmsg.api.TxMessagingException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.sql.Connection;
@@ -53,6 +54,25 @@ public final class TxmsgStore {
   }
 
   /** Detects the dialect from the DataSource's JDBC metadata. */
+  /**
+   * What a runtime calls at start: creates the schema when asked and missing, then detects the
+   * dialect.
+   *
+   * @throws TxMessagingException when the database cannot be reached or the schema not created (the
+   *     cause says why)
+   */
+  public static TxmsgStore open(DataSource dataSource, String prefix, boolean createSchema) {
+    try {
+      if (createSchema) {
+        SchemaInstaller.installIfMissing(dataSource, prefix);
+      }
+      return detect(dataSource, prefix);
+    } catch (RuntimeException e) {
+      throw new TxMessagingException(
+          "the txmsg tables (prefix " + prefix + ") could not be opened: " + e.getMessage(), e);
+    }
+  }
+
   public static TxmsgStore detect(DataSource dataSource, String prefix) {
     try (Connection c = dataSource.getConnection()) {
       return new TxmsgStore(Dialect.detect(c), prefix);

@@ -14,10 +14,12 @@ import io.txmsg.store.LocalTransactions.CommitFailedException;
 import io.txmsg.store.LocalTransactions.WorkFailedException;
 import io.txmsg.store.ParkReason;
 import io.txmsg.store.SqlStates;
+import io.txmsg.store.StatementFailures;
 import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
 import io.txmsg.transport.IncomingEvent;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -190,7 +192,15 @@ final class ConsumePipeline {
       }
       HandlerContext ctx =
           new HandlerContext(group, e, replayId != null, c, s.getMapper(CommandMapper.class));
+      StatementFailures failures = StatementFailures.of(c);
+      failures.watch();
       invoke(route, payload, ctx);
+      SQLException swallowed = failures.stop();
+      if (swallowed != null) {
+        // The handler caught a failed statement: the same outcome on every database (rolled back,
+        // then retried or parked), not commit-on-H2 / abort-on-PostgreSQL.
+        throw swallowed;
+      }
       finish(consumeLog, group, e, ConsumeStatus.SUCCESS.name(), ctx.resultRef());
       markReplayed(s, group, e, replayId);
       if (ctx.recordedCommands()) {

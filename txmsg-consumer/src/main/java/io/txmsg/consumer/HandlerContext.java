@@ -3,6 +3,7 @@ package io.txmsg.consumer;
 import io.txmsg.api.consumer.ConsumeContext;
 import io.txmsg.store.CommandMapper;
 import io.txmsg.store.CommandRow;
+import io.txmsg.store.StatementFailures;
 import io.txmsg.transport.IncomingEvent;
 import java.sql.Connection;
 import java.time.Instant;
@@ -127,6 +128,11 @@ final class HandlerContext implements ConsumeContext {
 
   boolean recordedCommands() {
     return commandSeq > 0;
+  }
+
+  @Override
+  public void ignoreFailedStatements(String... sqlStatePrefixes) {
+    StatementFailures.of(connection).ignore(sqlStatePrefixes);
   }
 
   @Override

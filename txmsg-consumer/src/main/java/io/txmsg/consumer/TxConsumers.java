@@ -17,7 +17,6 @@ import io.txmsg.store.JdbcLocalTransactions;
 import io.txmsg.store.JsonPayloadSerializer;
 import io.txmsg.store.LocalTransactions;
 import io.txmsg.store.ParkReason;
-import io.txmsg.store.SchemaInstaller;
 import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
 import io.txmsg.transport.EnvelopeCodec;
@@ -74,10 +73,7 @@ public final class TxConsumers implements AutoCloseable {
   private final boolean ownsTransport;
 
   private TxConsumers(Builder b, TxConsumerSettings s) {
-    if (s.autoCreateSchema()) {
-      SchemaInstaller.installIfMissing(b.dataSource, s.tablePrefix());
-    }
-    this.store = TxmsgStore.detect(b.dataSource, s.tablePrefix());
+    this.store = TxmsgStore.open(b.dataSource, s.tablePrefix(), s.autoCreateSchema());
     this.storeTx = new StoreTransactions(b.dataSource, store);
     this.listener = fanOut(b.listeners);
     this.routes = routes(b.handlers);
@@ -474,7 +470,7 @@ public final class TxConsumers implements AutoCloseable {
      * Validates, subscribes every group and starts consuming.
      *
      * @throws InvalidSettingsException naming a missing or bad setting, before anything starts
-     * @throws io.txmsg.transport.TransportException when the broker refuses a subscription
+     * @throws io.txmsg.api.TransportException when the broker refuses a subscription
      */
     public TxConsumers build() {
       if (dataSource == null) {

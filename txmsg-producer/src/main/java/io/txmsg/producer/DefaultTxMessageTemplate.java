@@ -1,5 +1,6 @@
 package io.txmsg.producer;
 
+import io.txmsg.api.ActiveTransactionException;
 import io.txmsg.api.AttemptFencedException;
 import io.txmsg.api.BusinessActionException;
 import io.txmsg.api.DeliveryConfirmation;
@@ -11,6 +12,7 @@ import io.txmsg.api.PayloadSanitizer;
 import io.txmsg.api.PayloadSerializer;
 import io.txmsg.api.ProducerInterceptor;
 import io.txmsg.api.PublishException;
+import io.txmsg.api.TransactionRolledBackException;
 import io.txmsg.api.TransactionalBusinessAction;
 import io.txmsg.api.TxContext;
 import io.txmsg.api.TxMessage;
@@ -26,12 +28,14 @@ import io.txmsg.store.JournalMapper;
 import io.txmsg.store.JournalRow;
 import io.txmsg.store.LocalTransactions;
 import io.txmsg.store.SqlStates;
+import io.txmsg.store.StatementFailures;
 import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
 import io.txmsg.transport.EnvelopeCodec;
 import io.txmsg.transport.HalfMessage;
 import io.txmsg.transport.ProducerChannel;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Set;
@@ -106,7 +110,7 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
     }
     if (transactions.inActiveTransaction()) {
       // Joining would commit the half message before the caller's transaction commits.
-      throw new IllegalStateException(
+      throw new ActiveTransactionException(
           "TxMessageTemplate.execute must not run inside an active transaction: it commits its own"
               + " local transaction before committing the half message");
     }
@@ -161,19 +165,42 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
                       .insert(row, settings.republishAfter().toMillis());
                   stage[0] = Stage.ACTION;
                   interceptor.beforeAction(message, attemptId);
-                  R r = action.execute(new Context(message, attemptId, connection));
+                  StatementFailures failures = StatementFailures.of(connection);
+                  failures.watch();
+                  R r = action.execute(new Context(message, attemptId, connection, failures));
                   stage[0] = Stage.SELF_CHECK;
+                  SQLException swallowed = failures.stop();
+                  if (swallowed != null) {
+                    // Caught by the action, seen by the detector: the same outcome on every
+                    // database (docs/architecture.md, "Failed statements inside the action").
+                    throw new TransactionRolledBackException(
+                        "a statement failed inside the action of eventId "
+                            + eventId
+                            + " (SQLState "
+                            + swallowed.getSQLState()
+                            + ") and was not recovered; the local transaction was rolled back,"
+                            + " nothing is committed",
+                        swallowed);
+                  }
                   // Last statement: a swallowed failure left PG aborted (this throws 25P02) or
                   // MariaDB rolled back and restarted (this finds no row).
                   String state = attemptMapper.selectStateForUpdate(attemptId);
                   if (!AttemptState.COMMITTED.name().equals(state)) {
-                    throw new SelfCheckFailedException(attemptId, state);
+                    throw new TransactionRolledBackException(
+                        "pre-commit self-check failed for attempt "
+                            + attemptId
+                            + " (found "
+                            + state
+                            + "): the database discarded the transaction (a failed statement on"
+                            + " PostgreSQL, a deadlock on MariaDB); nothing is committed",
+                        null);
                   }
                   if (System.nanoTime() > deadline) {
-                    throw new TxMessagingException(
+                    throw new TransactionRolledBackException(
                         "local transaction exceeded "
                             + settings.localTransactionTimeout()
-                            + "; rolled back");
+                            + "; rolled back",
+                        null);
                   }
                   return r;
                 }
@@ -192,7 +219,21 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
     byte[] payload = message.payload();
     String contentType = null;
     if (payload == null) {
-      payload = serializer.serialize(message.payloadObject());
+      try {
+        payload = serializer.serialize(message.payloadObject());
+      } catch (RuntimeException e) {
+        InvalidTxMessageException invalid =
+            new InvalidTxMessageException(
+                "payload",
+                "of type "
+                    + message.payloadObject().getClass().getName()
+                    + " cannot be serialized by "
+                    + serializer.getClass().getSimpleName()
+                    + ": "
+                    + e.getMessage());
+        invalid.initCause(e);
+        throw invalid;
+      }
       contentType = serializer.contentType();
     }
     payload = sanitizer.sanitize(message, payload);
@@ -257,6 +298,18 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
         attemptId,
         stage,
         cause.toString());
+    if (stage != Stage.ACTION && !(cause instanceof TxMessagingException)) {
+      // txmsg's own statement failed (or the self-check hit an aborted transaction): never a
+      // MyBatis or driver type at the caller.
+      throw new TransactionRolledBackException(
+          "local transaction of eventId "
+              + eventId
+              + " failed at "
+              + stage.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ')
+              + " and was rolled back; nothing is committed: "
+              + cause,
+          cause);
+    }
     if (cause instanceof RuntimeException) {
       throw (RuntimeException) cause;
     }
@@ -360,7 +413,7 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
     switch (r.outcome()) {
       case INSERTED:
         rollbackHalf(half, row.getEventId(), row.getAttemptId());
-        throw new TxMessagingException(
+        throw new TransactionRolledBackException(
             "commit of eventId " + row.getEventId() + " failed; nothing was committed",
             commitError);
       case EXISTS:
@@ -371,7 +424,7 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
         }
         if (r.existingState() != null) {
           rollbackHalf(half, row.getEventId(), row.getAttemptId());
-          throw new TxMessagingException(
+          throw new TransactionRolledBackException(
               "commit of eventId " + row.getEventId() + " failed; nothing was committed",
               commitError);
         }
@@ -436,21 +489,12 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
     }
   }
 
-  /** The attempt row was not this attempt's COMMITTED row at the end of the transaction. */
-  static final class SelfCheckFailedException extends TxMessagingException {
-    private static final long serialVersionUID = 1L;
-
-    SelfCheckFailedException(String attemptId, String state) {
-      super(
-          "pre-commit self-check failed for attempt "
-              + attemptId
-              + " (found "
-              + state
-              + "): a statement failed inside the action and the database discarded the"
-              + " transaction; nothing is committed");
+  private record Context(
+      TxMessage message, String attemptId, Connection connection, StatementFailures failures)
+      implements TxContext {
+    @Override
+    public void ignoreFailedStatements(String... sqlStatePrefixes) {
+      failures.ignore(sqlStatePrefixes);
     }
   }
-
-  private record Context(TxMessage message, String attemptId, Connection connection)
-      implements TxContext {}
 }

@@ -12,7 +12,6 @@ import io.txmsg.producer.micrometer.MicrometerProducerMetrics;
 import io.txmsg.store.JdbcLocalTransactions;
 import io.txmsg.store.JsonPayloadSerializer;
 import io.txmsg.store.LocalTransactions;
-import io.txmsg.store.SchemaInstaller;
 import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
 import io.txmsg.transport.ProducerChannel;
@@ -59,10 +58,7 @@ public final class TxProducer implements AutoCloseable {
   private final TxmsgStore store;
 
   private TxProducer(Builder b, TxProducerSettings s) {
-    if (s.autoCreateSchema()) {
-      SchemaInstaller.installIfMissing(b.dataSource, s.tablePrefix());
-    }
-    this.store = TxmsgStore.detect(b.dataSource, s.tablePrefix());
+    this.store = TxmsgStore.open(b.dataSource, s.tablePrefix(), s.autoCreateSchema());
     StoreTransactions storeTx = new StoreTransactions(b.dataSource, store);
     this.ownsTransport = b.transport == null;
     this.transport = ownsTransport ? Transports.open(s.connection()) : b.transport;
@@ -276,8 +272,8 @@ public final class TxProducer implements AutoCloseable {
      * Validates, connects and starts.
      *
      * @throws InvalidSettingsException naming a missing or bad setting, before anything starts
-     * @throws io.txmsg.transport.TransportException when the broker cannot be reached or a topic
-     *     does not exist
+     * @throws io.txmsg.api.TransportException when the broker cannot be reached or a topic does not
+     *     exist
      */
     public TxProducer build() {
       if (dataSource == null) {

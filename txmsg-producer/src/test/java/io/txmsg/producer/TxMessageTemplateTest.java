@@ -10,11 +10,14 @@ import io.txmsg.api.AttemptFencedException;
 import io.txmsg.api.EventIdConflictException;
 import io.txmsg.api.InvalidTxMessageException;
 import io.txmsg.api.ProducerInterceptor;
+import io.txmsg.api.TransactionRolledBackException;
 import io.txmsg.api.TxMessage;
 import io.txmsg.api.TxResult;
 import io.txmsg.store.JournalRow;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.transport.TestTransport;
+import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
@@ -159,13 +162,74 @@ class TxMessageTemplateTest {
                           insertPayment(ctx.connection(), id, 10);
                           return "looks fine";
                         }))
-        .isInstanceOf(DefaultTxMessageTemplate.SelfCheckFailedException.class);
+        .isInstanceOf(TransactionRolledBackException.class)
+        .hasMessageContaining("self-check");
     assertNothingCommittedNorDelivered(h, id);
   }
 
   @ParameterizedTest
   @MethodSource(DB)
-  void aCaughtFailedStatementOnPostgresqlAbortsAndIsNotReportedAsSuccess(
+  void aFailedStatementTheActionCaughtFailsTheExecuteOnEveryDatabase(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    ProducerHarness h = harness(transport, kind);
+    String id = id();
+    h.txmsg.template().execute(h.message(id, 1), pays(id, 1));
+    String second = id();
+    // Before the detector: PostgreSQL rolled this back (aborted transaction), H2 and MariaDB
+    // committed the rest. Now every database gives the same answer: not committed.
+    assertThatThrownBy(
+            () ->
+                h.txmsg
+                    .template()
+                    .execute(
+                        h.message(second, 2),
+                        ctx -> {
+                          insertPayment(ctx.connection(), second, 2);
+                          try {
+                            insertPayment(ctx.connection(), id, 2); // duplicate key, swallowed
+                          } catch (SQLException ignoredOnPurpose) {
+                            // the test's point: an action that swallows a failed statement
+                          }
+                          return "swallowed";
+                        }))
+        .isInstanceOf(TransactionRolledBackException.class)
+        .hasMessageContaining("SQLState 23")
+        .cause()
+        .isInstanceOf(SQLException.class);
+    assertNothingCommittedNorDelivered(h, second);
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void aFailedStatementRolledBackToASavepointIsRecoveredAndCommits(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    ProducerHarness h = harness(transport, kind);
+    String id = id();
+    h.txmsg.template().execute(h.message(id, 1), pays(id, 1));
+    String second = id();
+    TxResult<String> r =
+        h.txmsg
+            .template()
+            .execute(
+                h.message(second, 2),
+                ctx -> {
+                  insertPayment(ctx.connection(), second, 2);
+                  Savepoint sp = ctx.connection().setSavepoint();
+                  try {
+                    insertPayment(ctx.connection(), id, 2); // duplicate key
+                  } catch (SQLException duplicate) {
+                    ctx.connection().rollback(sp); // recovered, as Spring's NESTED does
+                  }
+                  return "recovered";
+                });
+    assertThat(r.value()).isEqualTo("recovered");
+    assertThat(h.paymentExists(second)).isTrue();
+    assertThat(await(Duration.ofSeconds(10), () -> h.deliveryCount("evt-" + second) == 1)).isTrue();
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void anIgnoredSqlStateCommitsWhereTheDatabaseKeptTheTransaction(
       TestTransport transport, TestDatabase kind) throws Exception {
     ProducerHarness h = harness(transport, kind);
     String id = id();
@@ -179,26 +243,25 @@ class TxMessageTemplateTest {
               .execute(
                   h.message(second, 2),
                   ctx -> {
+                    ctx.ignoreFailedStatements("23");
                     insertPayment(ctx.connection(), second, 2);
                     try {
-                      insertPayment(ctx.connection(), id, 2); // duplicate key, caught and ignored
-                    } catch (java.sql.SQLException ignoredOnPurpose) {
-                      // the test's point: an action that swallows a failed statement
+                      insertPayment(ctx.connection(), id, 2); // duplicate key, declared
+                    } catch (SQLException expected) {
+                      // "catch duplicate key and continue"
                     }
-                    return "swallowed";
+                    return "continued";
                   }));
     } catch (RuntimeException e) {
       outcome.set(e);
     }
     if (kind == TestDatabase.POSTGRESQL) {
-      // PostgreSQL aborted the transaction: commit() would "succeed" with nothing committed.
-      assertThat(outcome.get()).isInstanceOf(RuntimeException.class);
+      // No savepoint: PostgreSQL aborted the whole transaction; the self-check refuses success.
+      assertThat(outcome.get()).isInstanceOf(TransactionRolledBackException.class);
       assertNothingCommittedNorDelivered(h, second);
     } else {
-      // H2 and MariaDB roll back the failed statement only: the rest commits, consistently.
       assertThat(outcome.get()).isInstanceOf(TxResult.class);
       assertThat(h.paymentExists(second)).isTrue();
-      assertThat(h.journal("evt-" + second)).isNotNull();
       assertThat(await(Duration.ofSeconds(10), () -> h.deliveryCount("evt-" + second) == 1))
           .isTrue();
     }

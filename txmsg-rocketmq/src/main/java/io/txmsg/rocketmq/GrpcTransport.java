@@ -11,7 +11,7 @@ import io.txmsg.transport.ProducerSpec;
 import io.txmsg.transport.Subscription;
 import io.txmsg.transport.SubscriptionSpec;
 import io.txmsg.transport.Transport;
-import io.txmsg.transport.TransportException;
+import io.txmsg.api.TransportException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;

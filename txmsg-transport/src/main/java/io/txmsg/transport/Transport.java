@@ -1,5 +1,6 @@
 package io.txmsg.transport;
 
+import io.txmsg.api.TransportException;
 import java.time.Duration;
 
 /**

@@ -63,4 +63,12 @@ public interface ConsumeContext {
    * through their mappers instead; those join the same transaction.
    */
   Connection connection();
+
+  /**
+   * Declares failed statements this handler handles itself, by SQLState prefix (e.g. {@code "23"}).
+   * By default a statement that fails on the handler transaction's connection during the handler
+   * fails this delivery (rolled back, then retried or parked) even when the handler caught it; a
+   * rollback to an earlier savepoint counts as recovered. See {@code TxContext} for PostgreSQL.
+   */
+  void ignoreFailedStatements(String... sqlStatePrefixes);
 }

@@ -1,18 +1,29 @@
 package io.txmsg.store.spring;
 
 import io.txmsg.store.LocalTransactions;
+import io.txmsg.store.StatementFailures;
+import java.sql.Connection;
 import javax.sql.DataSource;
+import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionException;
 import org.springframework.transaction.TransactionStatus;
 import org.springframework.transaction.support.DefaultTransactionDefinition;
+import org.springframework.transaction.support.ResourceTransactionManager;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
- * Local transactions through Spring's {@link PlatformTransactionManager}: the connection the action
+ * Local transactions through Spring's {@link PlatformTransactionManager}: the connection the work
  * gets is the one bound to the transaction, so the application's MyBatis mappers (mybatis-spring)
- * and JdbcTemplate calls on the same DataSource join the journal insert.
+ * and JdbcTemplate calls join the journal insert.
+ *
+ * <p>While the work runs, the transaction's {@link ConnectionHolder} is swapped for one holding an
+ * observed view of the same connection ({@link StatementFailures}), so a failed statement the
+ * application's code swallows is seen too; the original holder is back before commit. The holder is
+ * looked up under the transaction manager's own resource key (its DataSource), not the
+ * application's DataSource bean, which may be a wrapper: what mybatis-spring and JdbcTemplate find
+ * is what the transaction manager bound. The application's DataSource bean is never replaced.
  */
 public final class SpringLocalTransactions implements LocalTransactions {
   private final PlatformTransactionManager transactionManager;
@@ -38,7 +49,7 @@ public final class SpringLocalTransactions implements LocalTransactions {
     }
     T result;
     try {
-      result = work.run(DataSourceUtils.getConnection(dataSource));
+      result = runObserved(work);
     } catch (Exception | Error e) {
       try {
         transactionManager.rollback(status);
@@ -53,6 +64,29 @@ public final class SpringLocalTransactions implements LocalTransactions {
       throw new CommitFailedException(e);
     }
     return result;
+  }
+
+  private <T> T runObserved(Work<T> work) throws Exception {
+    Object key =
+        transactionManager instanceof ResourceTransactionManager r
+            ? r.getResourceFactory()
+            : dataSource;
+    Object bound = key == null ? null : TransactionSynchronizationManager.getResource(key);
+    if (!(bound instanceof ConnectionHolder original)) {
+      // Not a JDBC resource transaction (e.g. JTA): observe what txmsg itself uses.
+      return work.run(StatementFailures.observe(DataSourceUtils.getConnection(dataSource)));
+    }
+    Connection observed = StatementFailures.observe(original.getConnection());
+    ConnectionHolder swapped = new ConnectionHolder(observed, true);
+    swapped.setSynchronizedWithTransaction(true);
+    TransactionSynchronizationManager.unbindResource(key);
+    TransactionSynchronizationManager.bindResource(key, swapped);
+    try {
+      return work.run(observed);
+    } finally {
+      TransactionSynchronizationManager.unbindResourceIfPossible(key);
+      TransactionSynchronizationManager.bindResource(key, original);
+    }
   }
 
   @Override

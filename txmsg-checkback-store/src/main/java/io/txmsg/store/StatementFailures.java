@@ -1,0 +1,212 @@
+package io.txmsg.store;
+
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.CallableStatement;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The connection-level failure detector (docs/architecture.md, "Failed statements inside the
+ * action"). txmsg hands the action (and a consumer's handler) an observed view of the connection of
+ * its own transaction; every {@link SQLException} raised by that connection or a statement made
+ * from it while the detector {@link #watch watches} is recorded, whether or not the application
+ * caught it. Why: a swallowed failed statement is rolled back whole by PostgreSQL, whole by MariaDB
+ * only on a deadlock, and statement-only by H2 and MariaDB otherwise — without the detector the
+ * same action would commit on one database and roll back on another.
+ *
+ * <p>A failure counts as recovered when the application rolled back to a savepoint set before it
+ * (Spring's NESTED propagation does exactly that), and is ignored when its SQLState starts with a
+ * prefix the action declared with {@link #ignore} ("catch duplicate key and continue": {@code
+ * "23"}).
+ *
+ * <p>Not thread-safe: one transaction, one thread.
+ */
+public final class StatementFailures {
+  private static final StatementFailures UNOBSERVED = new StatementFailures();
+
+  private final List<Failure> failures = new ArrayList<>(0);
+  private final Map<Savepoint, Integer> savepoints = new IdentityHashMap<>();
+  private final List<String> ignored = new ArrayList<>(0);
+  private boolean watching;
+  private int sequence;
+
+  private record Failure(int sequence, SQLException error) {}
+
+  private StatementFailures() {}
+
+  /** An observed view of {@code raw}: the same connection, with this detector attached. */
+  public static Connection observe(Connection raw) {
+    if (raw instanceof Observed) {
+      return raw;
+    }
+    StatementFailures tracker = new StatementFailures();
+    return (Connection)
+        Proxy.newProxyInstance(
+            StatementFailures.class.getClassLoader(),
+            new Class<?>[] {Connection.class, Observed.class},
+            new ConnectionHandler(raw, tracker));
+  }
+
+  /** The detector of an observed connection; one that never records for any other. */
+  public static StatementFailures of(Connection connection) {
+    return connection instanceof Observed o ? o.statementFailures() : UNOBSERVED;
+  }
+
+  /** True when failures on this connection are seen (false for an unobserved connection). */
+  public boolean observing() {
+    return this != UNOBSERVED;
+  }
+
+  /** Starts recording (forgets what came before, e.g. txmsg's own statements). */
+  public void watch() {
+    failures.clear();
+    savepoints.clear();
+    ignored.clear();
+    watching = true;
+  }
+
+  /**
+   * Failed statements whose SQLState starts with one of these prefixes are not counted (e.g. {@code
+   * "23"}: integrity constraint violations the application handles itself).
+   */
+  public void ignore(String... sqlStatePrefixes) {
+    for (String p : sqlStatePrefixes) {
+      if (p != null && !p.isEmpty()) {
+        ignored.add(p);
+      }
+    }
+  }
+
+  /**
+   * Stops recording and returns the first failure that was neither recovered by a savepoint
+   * rollback nor ignored (the later ones attached as suppressed), or null when there was none.
+   */
+  public SQLException stop() {
+    watching = false;
+    SQLException first = null;
+    for (Failure f : failures) {
+      if (isIgnored(f.error)) {
+        continue;
+      }
+      if (first == null) {
+        first = f.error;
+      } else if (first != f.error) {
+        first.addSuppressed(f.error);
+      }
+    }
+    failures.clear();
+    return first;
+  }
+
+  private boolean isIgnored(SQLException e) {
+    String state = e.getSQLState();
+    if (state == null) {
+      return false;
+    }
+    for (String p : ignored) {
+      if (state.startsWith(p)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void failed(SQLException e) {
+    if (watching) {
+      failures.add(new Failure(++sequence, e));
+    }
+  }
+
+  private void savepoint(Savepoint sp) {
+    if (watching) {
+      savepoints.put(sp, ++sequence);
+    }
+  }
+
+  private void rolledBackTo(Savepoint sp) {
+    Integer at = savepoints.get(sp);
+    if (at != null) {
+      failures.removeIf(f -> f.sequence > at);
+    }
+  }
+
+  /** Marks an observed connection; package-private view of its detector. */
+  interface Observed {
+    StatementFailures statementFailures();
+  }
+
+  private static Object invoke(Object target, Method m, Object[] args, StatementFailures t)
+      throws Throwable {
+    try {
+      return m.invoke(target, args);
+    } catch (InvocationTargetException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof SQLException sql) {
+        t.failed(sql);
+      }
+      throw cause;
+    }
+  }
+
+  private static final class ConnectionHandler implements InvocationHandler {
+    private final Connection raw;
+    private final StatementFailures tracker;
+
+    ConnectionHandler(Connection raw, StatementFailures tracker) {
+      this.raw = raw;
+      this.tracker = tracker;
+    }
+
+    @Override
+    public Object invoke(Object proxy, Method m, Object[] args) throws Throwable {
+      switch (m.getName()) {
+        case "statementFailures":
+          return tracker;
+        case "equals":
+          return proxy == args[0];
+        case "hashCode":
+          return System.identityHashCode(proxy);
+        case "toString":
+          return "observed " + raw;
+        default:
+          break;
+      }
+      Object result = StatementFailures.invoke(raw, m, args, tracker);
+      if (result instanceof Statement s) {
+        return statement(s, (Connection) proxy);
+      }
+      if (result instanceof Savepoint sp) {
+        tracker.savepoint(sp);
+      } else if ("rollback".equals(m.getName()) && args != null && args.length == 1) {
+        tracker.rolledBackTo((Savepoint) args[0]);
+      }
+      return result;
+    }
+
+    private Object statement(Statement s, Connection owner) {
+      Class<?> type =
+          s instanceof CallableStatement
+              ? CallableStatement.class
+              : s instanceof PreparedStatement ? PreparedStatement.class : Statement.class;
+      return Proxy.newProxyInstance(
+          StatementFailures.class.getClassLoader(),
+          new Class<?>[] {type},
+          (proxy, m, args) -> {
+            if ("getConnection".equals(m.getName())) {
+              return owner;
+            }
+            return StatementFailures.invoke(s, m, args, tracker);
+          });
+    }
+  }
+}

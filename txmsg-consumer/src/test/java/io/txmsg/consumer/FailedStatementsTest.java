@@ -1,0 +1,68 @@
+package io.txmsg.consumer;
+
+import static io.txmsg.consumer.ConsumerHarness.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.txmsg.api.consumer.ConsumeOutcome;
+import io.txmsg.consumer.ConsumerHarness.Paid;
+import io.txmsg.testkit.db.TestDatabase;
+import io.txmsg.testkit.transport.TestTransport;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.time.Duration;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * A handler that catches a failed statement is not applied on any database (rolled back, and the
+ * swallowed failure classified as if thrown: here a permanent one, so parked); one that rolled back
+ * to a savepoint is applied.
+ */
+class FailedStatementsTest {
+  private static final String TRANSPORTS = "io.txmsg.testkit.transport.TestTransport#withDatabases";
+  private static final Duration WAIT = Duration.ofSeconds(30);
+
+  @ParameterizedTest
+  @MethodSource(TRANSPORTS)
+  void aSwallowedFailedStatementIsNeverAppliedAndASavepointRollbackIs(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    try (ConsumerHarness h = new ConsumerHarness(transport, kind)) {
+      String points = h.group("points", 1); // two delivery attempts, then parked
+      h.start(
+          h.consumers(h.settings(points))
+              .handler(
+                  HandlerDefinition.of(
+                      points,
+                      h.topic,
+                      "PaymentSucceeded",
+                      Paid.class,
+                      (event, ctx) -> {
+                        ConsumerHarness.credit(ctx.connection(), points, ctx.eventId(), event);
+                        boolean recover = ctx.eventId().startsWith("recover");
+                        Savepoint sp = recover ? ctx.connection().setSavepoint() : null;
+                        try (var s = ctx.connection().createStatement()) {
+                          s.execute("SELECT * FROM no_such_table");
+                        } catch (SQLException swallowed) {
+                          if (recover) {
+                            ctx.connection().rollback(sp);
+                          }
+                        }
+                      })));
+      h.sendPaid("swallow-1", "p1", 1, 10);
+      h.sendPaid("recover-1", "p2", 1, 20);
+
+      await(
+          "recover-1 applied and swallow-1 parked",
+          WAIT,
+          () ->
+              h.outcomes("recover-1", ConsumeOutcome.APPLIED) == 1
+                  && h.outcomes("swallow-1", ConsumeOutcome.PARKED) == 1);
+      h.assertAppliedOnce(points, "recover-1");
+      assertThat(h.credits(points, "swallow-1")).as("never applied").isZero();
+      // The swallowed failure is the cause, classified like a thrown one (42: permanent).
+      assertThat(h.deadLetters(points, "swallow-1"))
+          .singleElement()
+          .satisfies(d -> assertThat(d.getReason()).isEqualTo("PERMANENT_ERROR"));
+    }
+  }
+}

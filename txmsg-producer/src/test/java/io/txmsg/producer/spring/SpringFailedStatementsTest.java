@@ -1,0 +1,185 @@
+package io.txmsg.producer.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.txmsg.api.TransactionRolledBackException;
+import io.txmsg.api.TxMessage;
+import io.txmsg.api.TxMessageTemplate;
+import io.txmsg.api.TxResult;
+import io.txmsg.producer.TxProducerSettings;
+import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.TestDatabase;
+import io.txmsg.testkit.db.TestDatabases;
+import io.txmsg.testkit.transport.InMemoryTransport;
+import io.txmsg.transport.Transport;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import javax.sql.DataSource;
+import org.apache.ibatis.annotations.Insert;
+import org.apache.ibatis.annotations.Param;
+import org.apache.ibatis.annotations.Select;
+import org.apache.ibatis.session.SqlSessionFactory;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.mybatis.spring.SqlSessionFactoryBean;
+import org.mybatis.spring.mapper.MapperFactoryBean;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The Spring path of the failed-statement detector: a failed statement the application's MyBatis
+ * mapper raised and the action swallowed fails the execute on every database; a NESTED
+ * transaction's savepoint rollback recovers it. Both with the DataSource bean being the pool the
+ * transaction manager runs on, and with the bean being a wrapper while the transaction manager is
+ * built on the raw pool.
+ */
+class SpringFailedStatementsTest {
+
+  /** The application's own MyBatis mapper. */
+  public interface PaymentMapper {
+    @Insert("INSERT INTO payment (id, amount) VALUES (#{id}, #{amount})")
+    int insert(@Param("id") String id, @Param("amount") int amount);
+
+    @Select("SELECT COUNT(*) FROM payment WHERE id = #{id}")
+    int count(@Param("id") String id);
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @EnableTxProducer
+  static class App {
+    static DataSource pool;
+    static boolean wrapped;
+
+    @Bean
+    DataSource dataSource() {
+      return wrapped ? new TransactionAwareDataSourceProxy(pool) : pool;
+    }
+
+    @Bean
+    PlatformTransactionManager transactionManager() {
+      return new DataSourceTransactionManager(pool); // on the raw pool in both variants
+    }
+
+    @Bean(destroyMethod = "close")
+    Transport transport() {
+      return new InMemoryTransport();
+    }
+
+    @Bean
+    TxProducerSettings txProducerSettings() {
+      return new TxProducerSettings().topics("payment").autoCreateSchema(true);
+    }
+
+    @Bean
+    SqlSessionFactory sqlSessionFactory(DataSource ds) throws Exception {
+      SqlSessionFactoryBean f = new SqlSessionFactoryBean();
+      f.setDataSource(ds);
+      return f.getObject();
+    }
+
+    @Bean
+    MapperFactoryBean<PaymentMapper> paymentMapper(SqlSessionFactory f) {
+      MapperFactoryBean<PaymentMapper> m = new MapperFactoryBean<>(PaymentMapper.class);
+      m.setSqlSessionFactory(f);
+      return m;
+    }
+  }
+
+  static Stream<Arguments> variants() {
+    List<Arguments> out = new ArrayList<>();
+    for (TestDatabase db : TestDatabases.list()) {
+      out.add(Arguments.of(db, false));
+      out.add(Arguments.of(db, true));
+    }
+    return out.stream();
+  }
+
+  @ParameterizedTest(name = "{0}, DataSource bean wrapped: {1}")
+  @MethodSource("variants")
+  void aSwallowedMapperFailureFailsTheExecuteAndANestedSavepointRecoversIt(
+      TestDatabase kind, boolean wrapped) throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      try (Connection c = db.dataSource().getConnection();
+          Statement s = c.createStatement()) {
+        s.execute("CREATE TABLE payment (id VARCHAR(64) PRIMARY KEY, amount INT NOT NULL)");
+      }
+      App.pool = db.dataSource();
+      App.wrapped = wrapped;
+      try (AnnotationConfigApplicationContext ctx =
+          new AnnotationConfigApplicationContext(App.class)) {
+        TxMessageTemplate template = ctx.getBean(TxMessageTemplate.class);
+        PaymentMapper payments = ctx.getBean(PaymentMapper.class);
+        template.execute(message("p1"), c -> payments.insert("p1", 10));
+
+        assertThatThrownBy(
+                () ->
+                    template.execute(
+                        message("p2"),
+                        c -> {
+                          payments.insert("p2", 20);
+                          try {
+                            payments.insert("p1", 20); // duplicate key, swallowed
+                          } catch (DataAccessException swallowed) {
+                            // the point of the test
+                          }
+                          return null;
+                        }))
+            .isInstanceOf(TransactionRolledBackException.class);
+        assertThat(payments.count("p2")).as("nothing of p2 committed").isZero();
+        assertThat(journalRows(db, "evt-p2")).isZero();
+
+        TransactionTemplate nested =
+            new TransactionTemplate(ctx.getBean(PlatformTransactionManager.class));
+        nested.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
+        TxResult<String> recovered =
+            template.execute(
+                message("p3"),
+                c -> {
+                  payments.insert("p3", 30);
+                  try {
+                    nested.executeWithoutResult(st -> payments.insert("p1", 30));
+                  } catch (DataAccessException rolledBackToTheSavepoint) {
+                    // recovered: the savepoint rollback undid the failed statement
+                  }
+                  return "recovered";
+                });
+        assertThat(recovered.value()).isEqualTo("recovered");
+        assertThat(payments.count("p3")).isEqualTo(1);
+        assertThat(journalRows(db, "evt-p3")).isEqualTo(1);
+      }
+    }
+  }
+
+  private static TxMessage message(String id) {
+    return TxMessage.builder()
+        .eventId("evt-" + id)
+        .topic("payment")
+        .eventType("PaymentSucceeded")
+        .aggregate("Payment", id, 1)
+        .payload(new byte[] {1})
+        .build();
+  }
+
+  private static int journalRows(DatabaseFixture db, String eventId) throws Exception {
+    try (Connection c = db.dataSource().getConnection();
+        var ps = c.prepareStatement("SELECT COUNT(*) FROM txmsg_journal WHERE event_id = ?")) {
+      ps.setString(1, eventId);
+      try (var rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
+  }
+}
