@@ -129,7 +129,7 @@ class EnableTxProducerTest {
         .build();
   }
 
-  private static int journalRows(DatabaseFixture db, String eventId) throws Exception {
+  static int journalRows(DatabaseFixture db, String eventId) throws Exception {
     try (Connection c = db.dataSource().getConnection();
         var ps = c.prepareStatement("SELECT COUNT(*) FROM txmsg_journal WHERE event_id = ?")) {
       ps.setString(1, eventId);

@@ -19,9 +19,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
-import org.apache.ibatis.annotations.Insert;
-import org.apache.ibatis.annotations.Param;
-import org.apache.ibatis.annotations.Select;
 import org.apache.ibatis.session.SqlSessionFactory;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -46,15 +43,6 @@ import org.springframework.transaction.support.TransactionTemplate;
  * built on the raw pool.
  */
 class SpringFailedStatementsTest {
-
-  /** The application's own MyBatis mapper. */
-  public interface PaymentMapper {
-    @Insert("INSERT INTO payment (id, amount) VALUES (#{id}, #{amount})")
-    int insert(@Param("id") String id, @Param("amount") int amount);
-
-    @Select("SELECT COUNT(*) FROM payment WHERE id = #{id}")
-    int count(@Param("id") String id);
-  }
 
   @Configuration(proxyBeanMethods = false)
   @EnableTxProducer
@@ -90,8 +78,8 @@ class SpringFailedStatementsTest {
     }
 
     @Bean
-    MapperFactoryBean<PaymentMapper> paymentMapper(SqlSessionFactory f) {
-      MapperFactoryBean<PaymentMapper> m = new MapperFactoryBean<>(PaymentMapper.class);
+    MapperFactoryBean<EnableTxProducerTest.PaymentMapper> paymentMapper(SqlSessionFactory f) {
+      MapperFactoryBean<EnableTxProducerTest.PaymentMapper> m = new MapperFactoryBean<>(EnableTxProducerTest.PaymentMapper.class);
       m.setSqlSessionFactory(f);
       return m;
     }
@@ -120,7 +108,8 @@ class SpringFailedStatementsTest {
       try (AnnotationConfigApplicationContext ctx =
           new AnnotationConfigApplicationContext(App.class)) {
         TxMessageTemplate template = ctx.getBean(TxMessageTemplate.class);
-        PaymentMapper payments = ctx.getBean(PaymentMapper.class);
+        EnableTxProducerTest.PaymentMapper payments =
+            ctx.getBean(EnableTxProducerTest.PaymentMapper.class);
         template.execute(message("p1"), c -> payments.insert("p1", 10));
 
         assertThatThrownBy(
@@ -138,7 +127,7 @@ class SpringFailedStatementsTest {
                         }))
             .isInstanceOf(TransactionRolledBackException.class);
         assertThat(payments.count("p2")).as("nothing of p2 committed").isZero();
-        assertThat(journalRows(db, "evt-p2")).isZero();
+        assertThat(EnableTxProducerTest.journalRows(db, "evt-p2")).isZero();
 
         TransactionTemplate nested =
             new TransactionTemplate(ctx.getBean(PlatformTransactionManager.class));
@@ -157,7 +146,7 @@ class SpringFailedStatementsTest {
                 });
         assertThat(recovered.value()).isEqualTo("recovered");
         assertThat(payments.count("p3")).isEqualTo(1);
-        assertThat(journalRows(db, "evt-p3")).isEqualTo(1);
+        assertThat(EnableTxProducerTest.journalRows(db, "evt-p3")).isEqualTo(1);
       }
     }
   }
@@ -170,16 +159,5 @@ class SpringFailedStatementsTest {
         .aggregate("Payment", id, 1)
         .payload(new byte[] {1})
         .build();
-  }
-
-  private static int journalRows(DatabaseFixture db, String eventId) throws Exception {
-    try (Connection c = db.dataSource().getConnection();
-        var ps = c.prepareStatement("SELECT COUNT(*) FROM txmsg_journal WHERE event_id = ?")) {
-      ps.setString(1, eventId);
-      try (var rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getInt(1);
-      }
-    }
   }
 }
