@@ -137,6 +137,28 @@ public final class BenchMain {
     Sql.exec(ds, sql.rawJournalTable());
     Sql.exec(ds, sql.rawJournalIndex());
     Sql.exec(ds, sql.creditTable());
+    startTxmsg();
+    startSpring();
+    if (opt.enabled("producer")) {
+      new ProducerSection(this).run();
+    }
+    if (opt.enabled("consumer")) {
+      new ConsumerSection(this).run();
+    }
+    if (opt.enabled("e2e")) {
+      new EndToEndSection(this).run();
+    }
+    if (opt.enabled("store")) {
+      new StoreSection(this).run();
+    }
+    if (opt.enabled("checkback")) {
+      new CheckbackSection(this).run();
+    }
+    writeReport();
+  }
+
+  /** (a) txmsg, and (e) the same with PROXY_ACK confirmation. */
+  void startTxmsg() throws Exception {
     txmsg =
         TxProducer.builder()
             .dataSource(ds)
@@ -173,23 +195,6 @@ public final class BenchMain {
                     .reconcilerEnabled(false))
             .meterRegistry(ackMetrics)
             .build();
-    startSpring();
-    if (opt.enabled("producer")) {
-      new ProducerSection(this).run();
-    }
-    if (opt.enabled("consumer")) {
-      new ConsumerSection(this).run();
-    }
-    if (opt.enabled("e2e")) {
-      new EndToEndSection(this).run();
-    }
-    if (opt.enabled("store")) {
-      new StoreSection(this).run();
-    }
-    if (opt.enabled("checkback")) {
-      new CheckbackSection(this).run();
-    }
-    writeReport();
   }
 
   void startSpring() throws Exception {

@@ -58,12 +58,17 @@ final class Sql {
       byte[] payload,
       String nextRetryAt,
       String createdAt) {
-    return journalFill("txmsg_", prefix, from, to, status, topic, payload, nextRetryAt, createdAt);
+    return journalFill(
+        "txmsg_", "bench", prefix, from, to, status, topic, payload, nextRetryAt, createdAt);
   }
 
-  /** The same into the journal of another table prefix. */
+  /**
+   * The same into the journal of another table prefix and store: a producer's confirm group only
+   * marks rows of its own store id SENT.
+   */
   String journalFill(
       String tablePrefix,
+      String storeId,
       String prefix,
       long from,
       long to,
@@ -83,7 +88,9 @@ final class Sql {
         + id
         + ", "
         + attempt
-        + ", 'bench', 'Payment', CONCAT('"
+        + ", '"
+        + storeId
+        + "', 'Payment', CONCAT('"
         + prefix
         + "p', n), 1, 'PaymentSucceeded', 1, '"
         + topic

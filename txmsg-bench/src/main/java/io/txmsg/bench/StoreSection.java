@@ -31,6 +31,8 @@ final class StoreSection {
   /** Tables of the producer whose reconciler is measured (see reconcilerRepublish). */
   private static final String RC_PREFIX = "rc_";
 
+  private static final String RC_STORE = "bench-rc";
+
   private final BenchMain b;
 
   StoreSection(BenchMain b) {
@@ -135,7 +137,7 @@ final class StoreSection {
             new TxProducerSettings()
                 .connection(b.connection())
                 .topics(b.txTopic)
-                .storeId("bench-rc")
+                .storeId(RC_STORE)
                 .tablePrefix(RC_PREFIX)
                 .autoCreateSchema(true)
                 .reconcilerEnabled(false)) // driven by hand below, one round after the other
@@ -176,6 +178,7 @@ final class StoreSection {
         b.ds,
         b.sql.journalFill(
             RC_PREFIX,
+            RC_STORE,
             prefix,
             1,
             rows,
