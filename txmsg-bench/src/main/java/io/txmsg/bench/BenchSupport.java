@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 /** Small helpers shared by the benchmark sections. */
@@ -50,26 +49,19 @@ final class BenchSupport {
     }
   }
 
-  /** A close running in the background. */
-  static final class BackgroundClose {
-    private final Future<?> f;
-
-    BackgroundClose(ExecutorService ex, Runnable r) {
-      f = ex.submit(r);
-    }
-
-    void await() throws Exception {
-      f.get(60, TimeUnit.SECONDS);
-    }
-  }
-
   /** Waits until no journal row is PENDING (the confirmer caught up); returns the seconds. */
   static double drain(DataSource ds) throws Exception {
+    return drain(ds, "txmsg_");
+  }
+
+  /** The same for the journal of another table prefix. */
+  static double drain(DataSource ds, String tablePrefix) throws Exception {
     long t0 = System.nanoTime();
     long until = t0 + 60_000_000_000L;
     long nextReport = t0 + 5_000_000_000L;
     long left;
-    while ((left = Sql.count(ds, "SELECT COUNT(*) FROM txmsg_journal WHERE status <> 'SENT'"))
+    while ((left =
+            Sql.count(ds, "SELECT COUNT(*) FROM " + tablePrefix + "journal WHERE status <> 'SENT'"))
         > 0) {
       long now = System.nanoTime();
       if (now > until) {

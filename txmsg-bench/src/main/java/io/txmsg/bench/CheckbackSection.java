@@ -243,7 +243,11 @@ final class CheckbackSection {
         + " `io.txmsg` to WARN.";
   }
 
-  /** The largest size against the smallest: uniform keys and newest rows. */
+  /**
+   * The target: p99 of the newest rows (what the broker asks about) at the largest size against the
+   * smallest, ≤ 1.5 ×. The uniform-key ratio is reported next to it without a goal: it measures the
+   * database's cache, not the resolver.
+   */
   private void writeTargets(Report rep, Map<Long, CheckbackPoint> res) {
     long smallest = b.opt.checkbackSizes[0];
     long largest = b.opt.checkbackSizes[b.opt.checkbackSizes.length - 1];
@@ -251,19 +255,24 @@ final class CheckbackSection {
     CheckbackPoint large = res.get(largest);
     String sizes = " at " + Report.count(largest) + " rows / at " + Report.count(smallest);
     rep.targetAtMost(
-        "check-back p99" + sizes,
-        large.attemptP99() / small.attemptP99(),
-        2.0,
-        Report.ms(large.attemptP99())
+        "check-back p99, newest keys," + sizes,
+        List.of(large.newestP99() / small.newestP99()),
+        1.5,
+        Report.ms(large.newestP99())
             + " vs "
+            + Report.ms(small.newestP99())
+            + " ms (medians of rounds)"
+            + (largest < 10_000_000 ? "; 10^7 not run here" : ""));
+    rep.p(
+        "Uniform keys (no goal): p99 "
+            + Report.ms(large.attemptP99())
+            + " ms"
+            + sizes
+            + " "
             + Report.ms(small.attemptP99())
-            + " ms, uniform keys"
-            + (largest < 10_000_000 ? " (10^7 not run here, see below)" : ""));
-    rep.targetAtMost(
-        "check-back p99, newest rows," + sizes,
-        large.newestP99() / small.newestP99(),
-        2.0,
-        Report.ms(large.newestP99()) + " vs " + Report.ms(small.newestP99()) + " ms");
+            + " ms, × "
+            + Report.ratio(large.attemptP99() / small.attemptP99())
+            + ".");
     if (largest < 10_000_000) {
       rep.p(
           "10^7 rows were not run here (`--checkback-sizes`); the default is"

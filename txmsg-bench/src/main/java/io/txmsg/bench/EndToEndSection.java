@@ -4,6 +4,8 @@ import static io.txmsg.bench.BenchMain.progress;
 import static io.txmsg.bench.BenchSupport.col;
 import static io.txmsg.bench.BenchSupport.max;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.txmsg.api.Envelope;
 import io.txmsg.api.consumer.ConsumeContext;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.bench.Credits.Paid;
@@ -12,33 +14,46 @@ import io.txmsg.consumer.HandlerDefinition;
 import io.txmsg.consumer.TxConsumerSettings;
 import io.txmsg.consumer.TxConsumers;
 import io.txmsg.testkit.db.TestDatabase;
-import io.txmsg.transport.BrokerConnection;
 import java.lang.management.ManagementFactory;
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.rocketmq.client.apis.consumer.ConsumeResult;
+import org.apache.rocketmq.client.apis.consumer.FilterExpression;
+import org.apache.rocketmq.client.apis.consumer.PushConsumer;
 
 /**
- * 3. End to end (local commit → consumer commit), txmsg against rocketmq-spring, and 6. memory of
- * each application JVM, sampled during the same rounds.
+ * 3. End to end (local commit → consumer commit): txmsg against the hand-written raw client on the
+ * same transport (gRPC, the baseline of the target) and rocketmq-spring (remoting); and 6. memory
+ * of each application JVM, sampled during the same rounds.
  */
 final class EndToEndSection {
+  private static final String TXMSG = "txmsg (gRPC, dedup, guard)";
+  private static final String RAW = "raw client + journal (gRPC), raw consumer";
+  private static final String SPRING = "rocketmq-spring (remoting)";
+
   private final BenchMain b;
 
-  /** The txmsg round the consumer's listener reports to; null between rounds. */
-  private E2eRound current;
+  /** The round the consumers' listeners report to; null between rounds. */
+  private volatile E2eRound current;
 
-  /** txmsg, per measured round: {events/s, p50 ms, p99 ms}. */
+  /** Per measured round {events/s, p50 ms, p99 ms, errors}; spring adds heap and RSS figures. */
   private final List<double[]> tx = new ArrayList<>();
 
-  /** rocketmq-spring, per measured round: events/s, p50, p99, then its heap and RSS figures. */
+  private final List<double[]> raw = new ArrayList<>();
   private final List<double[]> sp = new ArrayList<>();
 
   private final List<Double> heap = new ArrayList<>();
   private final List<Double> rss = new ArrayList<>();
   private final List<Double> brokerRss = new ArrayList<>();
+
+  /** Counters at the start of the measured rounds: txmsg check-backs, republished, raw, spring. */
+  private long[] before;
 
   EndToEndSection(BenchMain b) {
     this.b = b;
@@ -48,18 +63,49 @@ final class EndToEndSection {
     int n = b.opt.e2eMessages;
     progress("== 3. end to end: %d events per round at producer concurrency 8", n);
     String group = "bench-e2e-" + b.run;
+    String rawGroup = "bench-raw-e2e-" + b.run;
     b.mq.createConsumerGroup(group, 16, Duration.ofSeconds(1), Duration.ofSeconds(5));
+    b.mq.createConsumerGroup(rawGroup, 16, Duration.ofSeconds(1), Duration.ofSeconds(5));
     TxConsumers tc = startConsumer(group);
+    PushConsumer rc = startRawConsumer(rawGroup);
     BenchMain.recordCommits = true;
-    for (int round = 0; round <= b.opt.rounds; round++) { // round 0 warms up
-      txmsgRound(round, n);
-      springRound(round, n);
+    long[] after;
+    try (RawClient rawClient = new RawClient(b, b.rawE2eTopic)) {
+      for (int round = 0; round <= b.opt.rounds; round++) { // round 0 warms up
+        if (round == 1) {
+          before = counters(rawClient);
+        }
+        List<String> order = new ArrayList<>(List.of(TXMSG, RAW, SPRING));
+        Collections.rotate(order, round); // so no variant always runs first (warmer caches)
+        for (String v : order) {
+          runVariant(v, round, n, rawClient);
+        }
+      }
+      after = counters(rawClient);
     }
     BenchMain.recordCommits = false;
     BenchMain.COMMITTED_AT.clear();
     tc.close();
-    writeEndToEndReport(n);
+    rc.close();
+    writeEndToEndReport(n, after);
     writeMemoryReport();
+  }
+
+  private long[] counters(RawClient rawClient) throws Exception {
+    return new long[] {
+      BenchMain.counted(b.txMetrics, "txmsg.checkback"),
+      BenchMain.counted(b.txMetrics, "txmsg.reconcile.republished"),
+      rawClient.checkbacks.get(),
+      Long.parseLong(b.spring.call("checkbacks", 30)[0])
+    };
+  }
+
+  private void runVariant(String v, int round, int n, RawClient rawClient) throws Exception {
+    switch (v) {
+      case TXMSG -> txmsgRound(round, n);
+      case RAW -> rawRound(round, n, rawClient);
+      default -> springRound(round, n);
+    }
   }
 
   /** Dedup + version guard; reports each applied event to the current round. */
@@ -68,7 +114,7 @@ final class EndToEndSection {
         .dataSource(b.ds)
         .settings(
             new TxConsumerSettings()
-                .connection(BrokerConnection.endpoints(b.mq.grpcEndpoint()))
+                .connection(b.connection())
                 .consumptionThreads(8)
                 .group(ConsumerGroupConfig.of(group).subscribe(b.e2eTopic)))
         .handler(
@@ -90,52 +136,122 @@ final class EndToEndSection {
         .build();
   }
 
+  /** The raw consumer of the consumer section: Jackson, credit row in its own transaction. */
+  private PushConsumer startRawConsumer(String group) throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    return b.provider
+        .newPushConsumerBuilder()
+        .setClientConfiguration(b.clientConfig)
+        .setConsumerGroup(group)
+        .setSubscriptionExpressions(Map.of(b.rawE2eTopic, FilterExpression.SUB_ALL))
+        .setConsumptionThreadCount(8)
+        .setMessageListener(
+            view -> {
+              String id = view.getProperties().get(Envelope.EVENT_ID);
+              try {
+                byte[] body = new byte[view.getBody().remaining()];
+                view.getBody().duplicate().get(body);
+                Paid p = json.readValue(body, Paid.class);
+                try (Connection c = b.ds.getConnection()) {
+                  c.setAutoCommit(false);
+                  Credits.credit(c, group, id, p);
+                  c.commit();
+                }
+              } catch (Exception e) {
+                return ConsumeResult.FAILURE;
+              }
+              E2eRound e = current;
+              if (e != null) {
+                e.handled(id, System.nanoTime()); // after the consumer's commit, as for txmsg
+              }
+              return ConsumeResult.SUCCESS;
+            })
+        .build();
+  }
+
   private void txmsgRound(int round, int n) throws Exception {
-    E2eRound e = new E2eRound(n);
-    current = e;
     MemorySampler s = new MemorySampler(b.mq.pid());
     s.start();
-    AtomicLong next = new AtomicLong();
-    long start = System.nanoTime();
-    produce(n, next);
-    boolean complete = e.all.await(120, TimeUnit.SECONDS);
+    double[] r =
+        measuredRound(
+            TXMSG,
+            round,
+            n,
+            id ->
+                b.txmsg
+                    .template()
+                    .execute(
+                        Messages.txMessage(b.e2eTopic, id),
+                        ctx -> {
+                          BenchMain.insertPayment(ctx.connection(), id);
+                          return null;
+                        }));
     s.halt();
-    long[] lat = e.latencies();
-    double[] r = {
-      e.count() / ((e.last.get() - start) / 1e9),
-      Stats.percentileMillis(lat, 0.5),
-      Stats.percentileMillis(lat, 0.99)
-    };
     if (round > 0) {
       tx.add(r);
       heap.addAll(s.heap);
       rss.addAll(s.rss);
       brokerRss.addAll(s.other);
     }
-    progress(
-        "round %d txmsg           %7.0f ev/s  commit→applied p50 %6.1f ms p99 %6.1f ms%s%s",
-        round, r[0], r[1], r[2], round == 0 ? " (warm-up)" : "", complete ? "" : " INCOMPLETE");
-    current = null;
     BenchSupport.drain(b.ds);
   }
 
-  /** Sends {@code n} txmsg events from 8 threads, counting them in {@code next}. */
-  private void produce(int n, AtomicLong next) throws Exception {
+  /** (b) end to end: the commit time is taken after the local commit, before the half commit. */
+  private void rawRound(int round, int n, RawClient rawClient) throws Exception {
+    double[] r =
+        measuredRound(
+            RAW,
+            round,
+            n,
+            id ->
+                rawClient.send(id, false, () -> BenchMain.COMMITTED_AT.put(id, System.nanoTime())));
+    if (round > 0) {
+      raw.add(r);
+    }
+  }
+
+  /**
+   * Sends {@code n} events from 8 threads and waits until the consumer applied them; returns
+   * {events/s, p50 ms, p99 ms, send errors}.
+   */
+  private double[] measuredRound(String v, int round, int n, Load.Op send) throws Exception {
+    E2eRound e = new E2eRound(n);
+    current = e;
+    AtomicLong next = new AtomicLong();
+    AtomicLong errors = new AtomicLong();
+    long start = System.nanoTime();
     BenchSupport.parallel(
         8,
         () -> {
           while (next.incrementAndGet() <= n) {
-            String id = Load.nextId("e2e");
-            b.txmsg
-                .template()
-                .execute(
-                    Messages.txMessage(b.e2eTopic, id),
-                    ctx -> {
-                      BenchMain.insertPayment(ctx.connection(), id);
-                      return null;
-                    });
+            try {
+              send.run(Load.nextId("e2e"));
+            } catch (Exception ex) {
+              errors.incrementAndGet();
+              e.all.countDown(); // never applied: do not wait for it
+            }
           }
         });
+    boolean complete = e.all.await(120, TimeUnit.SECONDS);
+    current = null;
+    long[] lat = e.latencies();
+    double[] r = {
+      e.count() / ((e.last.get() - start) / 1e9),
+      Stats.percentileMillis(lat, 0.5),
+      Stats.percentileMillis(lat, 0.99),
+      errors.get()
+    };
+    progress(
+        "round %d %-42s %7.0f ev/s  commit→applied p50 %6.1f ms p99 %6.1f ms%s%s%s",
+        round,
+        v,
+        r[0],
+        r[1],
+        r[2],
+        errors.get() > 0 ? " errors " + errors.get() : "",
+        round == 0 ? " (warm-up)" : "",
+        complete ? "" : " INCOMPLETE");
+    return r;
   }
 
   private void springRound(int round, int n) throws Exception {
@@ -153,11 +269,17 @@ final class EndToEndSection {
       sp.add(q);
     }
     progress(
-        "round %d rocketmq-spring %7.0f ev/s  commit→applied p50 %6.1f ms p99 %6.1f ms%s%s",
-        round, q[0], q[1], q[2], round == 0 ? " (warm-up)" : "", f.length > 8 ? " INCOMPLETE" : "");
+        "round %d %-42s %7.0f ev/s  commit→applied p50 %6.1f ms p99 %6.1f ms%s%s",
+        round,
+        SPRING,
+        q[0],
+        q[1],
+        q[2],
+        round == 0 ? " (warm-up)" : "",
+        f.length > 8 ? " INCOMPLETE" : "");
   }
 
-  private void writeEndToEndReport(int n) {
+  private void writeEndToEndReport(int n, long[] after) {
     Report rep = b.report;
     rep.h2("3. End to end: local commit → consumer commit");
     rep.p(
@@ -165,40 +287,61 @@ final class EndToEndSection {
             + n
             + " events per round; one consumer group (8 threads) applies each in its own"
             + " transaction. Latency = from the producer's local commit (txmsg: the"
-            + " `beforeHalfMessageCommit` hook; rocketmq-spring: right after the"
-            + " `TransactionTemplate` commit in `executeLocalTransaction`) to the consumer's commit"
-            + " of the credit row (txmsg: the consume listener, called after the commit;"
-            + " rocketmq-spring: after `TransactionTemplate` in the `@RocketMQMessageListener`)."
-            + " Sustained throughput = events / (first send → last applied). txmsg runs dedup +"
-            + " version guard + delivery confirmation; rocketmq-spring has none of these. Medians"
-            + " over "
+            + " `beforeHalfMessageCommit` hook; raw: after the JDBC commit, before the half"
+            + " commit; rocketmq-spring: right after the `TransactionTemplate` commit in"
+            + " `executeLocalTransaction`) to the consumer's commit of the credit row (txmsg: the"
+            + " consume listener, called after the commit; raw: after the commit in the"
+            + " PushConsumer's listener; rocketmq-spring: after `TransactionTemplate` in the"
+            + " `@RocketMQMessageListener`). Sustained throughput = events / (first send → last"
+            + " applied). txmsg runs dedup + version guard + delivery confirmation + reconciler;"
+            + " the raw client (baseline (b) of section 1 and the raw consumer of section 2, gRPC"
+            + " without TLS like txmsg) and rocketmq-spring have none of these. The three run in"
+            + " an order rotated every round; ratios are paired within each round, median"
+            + " (min–max) over "
             + b.opt.rounds
             + " rounds after one warm-up round.");
-    rep.table("variant", "events/s", "p50 ms", "p99 ms", "throughput × rocketmq-spring");
-    double spTp = Stats.median(col(sp, 0));
-    double txTp = Stats.median(col(tx, 0));
-    rep.row(
-        "txmsg (gRPC proxy, dedup, guard)",
-        Report.num(txTp),
-        Report.ms(Stats.median(col(tx, 1))),
-        Report.ms(Stats.median(col(tx, 2))),
-        Report.ratio(txTp / spTp));
-    rep.row(
-        "rocketmq-spring (remoting)",
-        Report.num(spTp),
-        Report.ms(Stats.median(col(sp, 1))),
-        Report.ms(Stats.median(col(sp, 2))),
-        "1.00");
+    rep.table("variant", "events/s", "p50 ms", "p99 ms", "p99 × raw gRPC, per round", "errors");
+    List<Double> rawP99 = col(raw, 2);
+    row(rep, TXMSG, tx, rawP99, true);
+    row(rep, RAW, raw, rawP99, true);
+    row(rep, SPRING, sp, rawP99, false);
     rep.end();
+    rep.p(
+        "During the measured rounds: txmsg answered "
+            + (after[0] - before[0])
+            + " check-backs and its reconciler republished "
+            + (after[1] - before[1])
+            + " rows; the raw client answered "
+            + (after[2] - before[2])
+            + " check-backs; rocketmq-spring "
+            + (after[3] - before[3])
+            + ".");
+    List<Double> txP99 = col(tx, 2);
+    b.report.targetAtMost(
+        "end to end p99: txmsg / raw client on the same transport (gRPC)",
+        Stats.ratios(txP99, rawP99),
+        2.0,
+        Report.ms(Stats.median(txP99)) + " vs " + Report.ms(Stats.median(rawP99)) + " ms");
+  }
+
+  private static void row(
+      Report rep, String name, List<double[]> rows, List<Double> rawP99, boolean hasErrors) {
+    rep.row(
+        name,
+        Report.num(Stats.median(col(rows, 0))),
+        Report.ms(Stats.median(col(rows, 1))),
+        Report.ms(Stats.median(col(rows, 2))),
+        Stats.spread(Stats.ratios(col(rows, 2), rawP99)),
+        hasErrors ? (long) col(rows, 3).stream().mapToDouble(x -> x).sum() : "–");
   }
 
   private void writeMemoryReport() {
     Report rep = b.report;
     rep.h2("6. Memory at steady load (producer + consumer application)");
     rep.p(
-        "Sampled every 200 ms during the end-to-end rounds: heap used (MemoryMXBean) and RSS"
+        "Sampled every 200 ms during the txmsg end-to-end rounds: heap used (MemoryMXBean) and RSS"
             + " (/proc/self/status VmRSS) of each application JVM. The txmsg figures are those of"
-            + " the benchmark JVM, which also holds the harness"
+            + " the benchmark JVM, which also holds the harness and the raw-client baselines"
             + (b.kind == TestDatabase.H2
                 ? " and the **in-memory H2 database with every row written so far** (the"
                     + " rocketmq-spring JVM holds its own, smaller, H2 database)"

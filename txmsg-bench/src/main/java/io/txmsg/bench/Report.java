@@ -47,43 +47,38 @@ final class Report {
     return this;
   }
 
-  /** A line of the targets summary at the top. */
-  void target(String goal, double value, double threshold, String detail) {
-    String verdict = Double.isNaN(value) ? "n/a" : value >= threshold ? "met" : "**missed**";
-    summary.add(
-        "| "
-            + goal
-            + " | "
-            + ratio(value)
-            + " | ≥ "
-            + ratio(threshold)
-            + " | "
-            + verdict
-            + " | "
-            + detail
-            + " |");
+  /**
+   * A line of the targets summary: at least {@code threshold}, judged on the median of the paired
+   * per-round ratios; the spread is shown so a verdict that one round would flip is visible.
+   */
+  void target(String goal, List<Double> ratios, double threshold, String detail) {
+    line(goal, ratios, "≥ " + ratio(threshold), Stats.median(ratios) >= threshold, detail);
   }
 
   /** A target where lower is better. */
-  void targetAtMost(String goal, double value, double threshold, String detail) {
-    String verdict = Double.isNaN(value) ? "n/a" : value <= threshold ? "met" : "**missed**";
+  void targetAtMost(String goal, List<Double> ratios, double threshold, String detail) {
+    line(goal, ratios, "≤ " + ratio(threshold), Stats.median(ratios) <= threshold, detail);
+  }
+
+  /** A target whose subject does not exist yet (a transport or mode not built). */
+  void notBuilt(String goal, String threshold) {
+    summary.add("| " + goal + " | – | " + threshold + " | not built yet | |");
+  }
+
+  private void line(String goal, List<Double> ratios, String goalText, boolean met, String detail) {
+    double m = Stats.median(ratios);
+    String verdict = Double.isNaN(m) ? "n/a" : met ? "PASS" : "**MISS**";
+    String measured = Double.isNaN(m) ? "–" : Stats.spread(ratios);
     summary.add(
-        "| "
-            + goal
-            + " | "
-            + ratio(value)
-            + " | ≤ "
-            + ratio(threshold)
-            + " | "
-            + verdict
-            + " | "
-            + detail
+        "| " + goal + " | " + measured + " | " + goalText + " | " + verdict + " | " + detail
             + " |");
   }
 
   String summaryTable() {
     StringBuilder s = new StringBuilder();
-    s.append("| target | measured | goal | | detail |\n|---|---|---|---|---|\n");
+    s.append(
+        "| target | measured: median (min–max) of per-round ratios | goal | verdict | detail |\n"
+            + "|---|---|---|---|---|\n");
     for (String l : summary) {
       s.append(l).append("\n");
     }

@@ -58,16 +58,39 @@ final class Sql {
       byte[] payload,
       String nextRetryAt,
       String createdAt) {
+    return journalFill(
+        "txmsg_", "bench", prefix, from, to, status, topic, payload, nextRetryAt, createdAt);
+  }
+
+  /**
+   * The same into the journal of another table prefix and store: a producer's confirm group only
+   * marks rows of its own store id SENT.
+   */
+  String journalFill(
+      String tablePrefix,
+      String storeId,
+      String prefix,
+      long from,
+      long to,
+      String status,
+      String topic,
+      byte[] payload,
+      String nextRetryAt,
+      String createdAt) {
     String id = "CONCAT('" + prefix + "e', n)";
     String attempt = "CONCAT('" + prefix + "a', n)";
-    return "INSERT INTO txmsg_journal (event_id, attempt_id, store_id, aggregate_type, aggregate_id,"
+    return "INSERT INTO "
+        + tablePrefix
+        + "journal (event_id, attempt_id, store_id, aggregate_type, aggregate_id,"
         + " aggregate_version, event_type, event_version, destination, message_key, business_key,"
         + " payload, payload_hash, status, retry_count, next_retry_at, checkback_count, created_at,"
         + " sent_at, updated_at) SELECT "
         + id
         + ", "
         + attempt
-        + ", 'bench', 'Payment', CONCAT('"
+        + ", '"
+        + storeId
+        + "', 'Payment', CONCAT('"
         + prefix
         + "p', n), 1, 'PaymentSucceeded', 1, '"
         + topic
@@ -205,12 +228,22 @@ final class Sql {
     return "CREATE TABLE payment (id VARCHAR(64) PRIMARY KEY, amount INT NOT NULL)";
   }
 
-  /** The hand-written journal of baseline (b). */
+  /**
+   * The hand-written journal of baseline (b), with what a careful user needs: the event id as
+   * primary key (the check-back reads the row by it, duplicates are refused), the topic and payload
+   * (a republisher must be able to send the message again without the business tables), a status
+   * and a creation time, plus {@link #rawJournalIndex()} for the republisher's scan.
+   */
   String rawJournalTable() {
     return "CREATE TABLE raw_journal (event_id VARCHAR(64) PRIMARY KEY, topic VARCHAR(127) NOT NULL,"
         + " payload VARCHAR(2000) NOT NULL, status VARCHAR(16) NOT NULL, created_at "
         + (kind == TestDatabase.MARIADB ? "DATETIME(3)" : "TIMESTAMP(3)")
         + " NOT NULL)";
+  }
+
+  /** The republisher's index: rows of a status older than a cutoff, oldest first. */
+  String rawJournalIndex() {
+    return "CREATE INDEX raw_journal_status_created ON raw_journal (status, created_at)";
   }
 
   String creditTable() {

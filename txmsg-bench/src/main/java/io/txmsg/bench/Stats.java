@@ -70,4 +70,43 @@ final class Stats {
     int n = s.size();
     return n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
   }
+
+  /**
+   * Paired ratios: {@code num[i] / den[i]} for each round i both measured. Pairing within a round
+   * cancels most of the machine's drift (CI jobs on the same cores), which a ratio of two medians
+   * taken from different rounds does not.
+   */
+  static List<Double> ratios(List<Double> num, List<Double> den) {
+    List<Double> out = new ArrayList<>();
+    for (int i = 0; i < Math.min(num.size(), den.size()); i++) {
+      out.add(num.get(i) / den.get(i));
+    }
+    return out;
+  }
+
+  static double min(List<Double> v) {
+    return v.stream()
+        .mapToDouble(Double::doubleValue)
+        .filter(x -> !Double.isNaN(x))
+        .min()
+        .orElse(Double.NaN);
+  }
+
+  static double max(List<Double> v) {
+    return v.stream()
+        .mapToDouble(Double::doubleValue)
+        .filter(x -> !Double.isNaN(x))
+        .max()
+        .orElse(Double.NaN);
+  }
+
+  /** "0.52 (0.48–0.57)": the median of per-round ratios and their spread. */
+  static String spread(List<Double> ratios) {
+    return Report.ratio(median(ratios))
+        + " ("
+        + Report.ratio(min(ratios))
+        + "–"
+        + Report.ratio(max(ratios))
+        + ")";
+  }
 }

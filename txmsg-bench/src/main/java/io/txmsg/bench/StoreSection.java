@@ -3,6 +3,7 @@ package io.txmsg.bench;
 import static io.txmsg.bench.BenchMain.progress;
 
 import io.txmsg.producer.Reconciler;
+import io.txmsg.producer.TxProducer;
 import io.txmsg.producer.TxProducerSettings;
 import io.txmsg.store.Archiver;
 import java.sql.Connection;
@@ -12,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.apache.rocketmq.client.apis.producer.Transaction;
 
 /** 5. Store: bytes per event, reconciler republish rate, archive rate. */
 final class StoreSection {
@@ -25,6 +27,11 @@ final class StoreSection {
 
   /** Terminal rows per table and round for the archive. */
   private static final int ARCHIVE_ROWS = 20_000;
+
+  /** Tables of the producer whose reconciler is measured (see reconcilerRepublish). */
+  private static final String RC_PREFIX = "rc_";
+
+  private static final String RC_STORE = "bench-rc";
 
   private final BenchMain b;
 
@@ -88,19 +95,56 @@ final class StoreSection {
 
   // ---------------------------------------------------------------- reconciler
 
+  /**
+   * The reconciler against the raw send rate of the same transport (gRPC, no TLS) and topic type
+   * (TRANSACTION), paired round by round. The reconciler measured here belongs to a producer of its
+   * own on tables prefixed {@code rc_}: (a)'s reconciler runs in the background (as in production)
+   * and would otherwise take part of the rows, since due rows are claimed without a store filter.
+   */
   private void reconcilerRepublish() throws Exception {
     int rows = b.opt.consumeMessages / 2;
     List<Double> rates = new ArrayList<>();
-    Reconciler reconciler = b.txmsg.reconciler();
-    for (int round = 1; round <= b.opt.rounds; round++) {
-      fillDuePending("rc" + round + b.run, rows);
-      long t0 = System.nanoTime();
-      long done = republishAll(reconciler);
-      double rate = done / ((System.nanoTime() - t0) / 1e9);
-      rates.add(rate);
-      progress("round %d reconciler republished %d rows at %.0f rows/s", round, done, rate);
-      BenchSupport.drain(b.ds);
+    List<Double> rawRates = new ArrayList<>();
+    try (TxProducer rc = reconcilerProducer();
+        RawClient raw = new RawClient(b, b.txTopic)) {
+      Messages messages = new Messages(b.provider);
+      Load.Op rawSend =
+          id -> {
+            Transaction tx = raw.producer.beginTransaction();
+            raw.producer.send(messages.envelope(b.txTopic, id, true), tx);
+            tx.commit();
+          };
+      for (int round = 1; round <= b.opt.rounds; round++) {
+        fillDuePending("rc" + round + b.run, rows);
+        long t0 = System.nanoTime();
+        long done = republishAll(rc.reconciler());
+        rates.add(done / ((System.nanoTime() - t0) / 1e9));
+        BenchSupport.drain(b.ds, RC_PREFIX);
+        Load.Result r = Load.run("rr", 1, b.opt.warmupMs, b.opt.measureMs, rawSend);
+        rawRates.add(r.perSecond());
+        progress(
+            "round %d reconciler republished %d rows at %.0f rows/s; raw send %.0f/s",
+            round, done, rates.get(rates.size() - 1), r.perSecond());
+      }
     }
+    writeReconcilerReport(rows, rates, rawRates);
+  }
+
+  private TxProducer reconcilerProducer() throws Exception {
+    return TxProducer.builder()
+        .dataSource(b.ds)
+        .settings(
+            new TxProducerSettings()
+                .connection(b.connection())
+                .topics(b.txTopic)
+                .storeId(RC_STORE)
+                .tablePrefix(RC_PREFIX)
+                .autoCreateSchema(true)
+                .reconcilerEnabled(false)) // driven by hand below, one round after the other
+        .build();
+  }
+
+  private void writeReconcilerReport(int rows, List<Double> rates, List<Double> rawRates) {
     Report rep = b.report;
     rep.h3("Reconciler republish");
     rep.p(
@@ -108,11 +152,24 @@ final class StoreSection {
             + " due PENDING rows per round (bulk-inserted), then `Reconciler.runOnce()` until a round"
             + " claims nothing (batch "
             + new TxProducerSettings().reconcileBatchSize()
-            + ", one transactional send + commit per row, one thread). Median over "
+            + ", one transactional send + commit per row, one thread). Baseline, in the same"
+            + " round: the raw client sending the same message (the txmsg envelope) to the same"
+            + " TRANSACTION topic over gRPC without TLS, send + commit, one thread, for "
+            + b.opt.measureMs
+            + " ms. Median over "
             + b.opt.rounds
             + " rounds: **"
             + Report.num(Stats.median(rates))
-            + " rows/s**.");
+            + " rows/s** against **"
+            + Report.num(Stats.median(rawRates))
+            + " sends/s**; per-round ratio "
+            + Stats.spread(Stats.ratios(rates, rawRates))
+            + ".");
+    rep.target(
+        "reconciler republish / raw send, same transport and topic type (1 thread each)",
+        Stats.ratios(rates, rawRates),
+        0.8,
+        Report.num(Stats.median(rates)) + " vs " + Report.num(Stats.median(rawRates)) + " /s");
   }
 
   /** Bulk-inserts {@code rows} PENDING journal rows created a day ago, so all are due. */
@@ -120,6 +177,8 @@ final class StoreSection {
     Sql.update(
         b.ds,
         b.sql.journalFill(
+            RC_PREFIX,
+            RC_STORE,
             prefix,
             1,
             rows,

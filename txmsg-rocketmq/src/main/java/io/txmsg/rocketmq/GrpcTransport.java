@@ -1,6 +1,7 @@
 package io.txmsg.rocketmq;
 
 import io.txmsg.api.Resolution;
+import io.txmsg.api.TransportException;
 import io.txmsg.transport.BatchHandler;
 import io.txmsg.transport.BrokerConnection;
 import io.txmsg.transport.ConfirmationSpec;
@@ -11,7 +12,6 @@ import io.txmsg.transport.ProducerSpec;
 import io.txmsg.transport.Subscription;
 import io.txmsg.transport.SubscriptionSpec;
 import io.txmsg.transport.Transport;
-import io.txmsg.api.TransportException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -55,7 +55,8 @@ public final class GrpcTransport implements Transport {
     ClientConfigurationBuilder cb =
         ClientConfiguration.newBuilder()
             .setEndpoints(connection.endpoints())
-            .setRequestTimeout(connection.requestTimeout());
+            .setRequestTimeout(connection.requestTimeout())
+            .enableSsl(connection.tls());
     if (connection.accessKey() != null) {
       cb.setCredentialProvider(
           new StaticSessionCredentialsProvider(connection.accessKey(), connection.secretKey()));

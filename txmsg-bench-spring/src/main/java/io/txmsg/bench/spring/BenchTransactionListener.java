@@ -1,5 +1,6 @@
 package io.txmsg.bench.spring;
 
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.rocketmq.spring.annotation.RocketMQTransactionListener;
 import org.apache.rocketmq.spring.core.RocketMQLocalTransactionListener;
 import org.apache.rocketmq.spring.core.RocketMQLocalTransactionState;
@@ -13,6 +14,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 @RocketMQTransactionListener
 public class BenchTransactionListener implements RocketMQLocalTransactionListener {
+  /** Check-backs answered, for the report's per-variant counts. */
+  static final AtomicLong CHECKBACKS = new AtomicLong();
+
   private final JdbcTemplate jdbc;
   private final TransactionTemplate tx;
 
@@ -41,6 +45,7 @@ public class BenchTransactionListener implements RocketMQLocalTransactionListene
 
   @Override
   public RocketMQLocalTransactionState checkLocalTransaction(Message msg) {
+    CHECKBACKS.incrementAndGet();
     Object id = msg.getHeaders().get("eid");
     if (id == null) {
       return RocketMQLocalTransactionState.UNKNOWN;

@@ -35,6 +35,7 @@ import org.springframework.messaging.support.MessageBuilder;
  *       heapMaxMb rssMedMb rssMaxMb}: the same sends to the e2e topic, consumed by a
  *       {@code @RocketMQMessageListener} that inserts a credit row in its own transaction; latency
  *       is local commit → listener entry;
+ *   <li>{@code checkbacks} → {@code RESULT checkbacks n}: check-backs answered so far;
  *   <li>{@code quit}.
  * </ul>
  */
@@ -75,6 +76,8 @@ public class SpringBenchApp {
                   Long.parseLong(c[2]),
                   Long.parseLong(c[3]));
           case "e2e" -> e2e(template, e2eTopic, Integer.parseInt(c[1]), Integer.parseInt(c[2]));
+          case "checkbacks" ->
+              System.out.println("RESULT checkbacks " + BenchTransactionListener.CHECKBACKS.get());
           case "quit" -> {
             System.out.println("RESULT quit");
             System.out.flush();
