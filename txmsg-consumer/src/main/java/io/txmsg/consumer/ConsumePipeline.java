@@ -1,5 +1,6 @@
 package io.txmsg.consumer;
 
+import io.txmsg.api.LogSafe;
 import io.txmsg.api.PayloadSerializer;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.api.consumer.GapPolicy;
@@ -150,7 +151,8 @@ final class ConsumePipeline {
       if (!gapFirstSeen.isEmpty()) { // no key built per message unless a gap is pending
         gapFirstSeen.remove(group + "|" + e.eventId());
       }
-      log.debug("{} group={} eventId={} replay={}", step, group, e.eventId(), replayId);
+      log.debug(
+          "{} group={} eventId={} replay={}", step, group, LogSafe.escape(e.eventId()), replayId);
       return step == Step.APPLIED ? ConsumeOutcome.APPLIED : ConsumeOutcome.STALE;
     } catch (WorkFailedException wf) {
       Throwable cause = wf.getCause();
@@ -322,9 +324,9 @@ final class ConsumePipeline {
       log.info(
           "version gap group={} eventId={} aggregate={}/{} version={} (redelivered later)",
           group,
-          e.eventId(),
-          e.aggregateType(),
-          e.aggregateId(),
+          LogSafe.escape(e.eventId()),
+          LogSafe.escape(e.aggregateType()),
+          LogSafe.escape(e.aggregateId()),
           e.aggregateVersion());
       return ConsumeOutcome.RETRY;
     }
@@ -361,7 +363,7 @@ final class ConsumePipeline {
     log.info(
         "retry group={} eventId={} attempt={} of {}: {}",
         group,
-        e.eventId(),
+        LogSafe.escape(e.eventId()),
         e.deliveryAttempt(),
         parkAt,
         cause.toString());

@@ -1,5 +1,6 @@
 package io.txmsg.consumer;
 
+import io.txmsg.api.LogSafe;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.store.ConsumeLogMapper;
 import io.txmsg.store.ConsumeLogRow;
@@ -58,9 +59,9 @@ final class Parking {
           });
       log.warn(
           "parked group={} eventId={} eventType={} reason={} attempt={} error={}",
-          group,
-          e.eventId(),
-          e.eventType(),
+          LogSafe.escape(group),
+          LogSafe.escape(e.eventId()),
+          LogSafe.escape(e.eventType()),
           reason,
           e.deliveryAttempt(),
           error != null ? error.toString() : why);
@@ -70,8 +71,8 @@ final class Parking {
     } catch (Exception ex) {
       log.warn(
           "parking failed group={} eventId={} reason={}: {} (redelivered later)",
-          group,
-          e.eventId(),
+          LogSafe.escape(group),
+          LogSafe.escape(e.eventId()),
           reason,
           ex.toString());
       return ConsumeOutcome.RETRY;
@@ -84,7 +85,11 @@ final class Parking {
     try {
       row = storeTx.run(ConsumeLogMapper.class, m -> m.find(group, e.eventId()));
     } catch (Exception ex) {
-      log.warn("dedup read failed group={} eventId={}: {}", group, e.eventId(), ex.toString());
+      log.warn(
+          "dedup read failed group={} eventId={}: {}",
+          LogSafe.escape(group),
+          LogSafe.escape(e.eventId()),
+          ex.toString());
       return ConsumeOutcome.RETRY;
     }
     if (row == null || ConsumeStatus.PROCESSING.name().equals(row.getStatus())) {
@@ -93,10 +98,10 @@ final class Parking {
     if (row.getRequestHash().equals(e.payloadHash())) {
       log.debug(
           "duplicate group={} eventId={} status={} resultRef={}",
-          group,
-          e.eventId(),
+          LogSafe.escape(group),
+          LogSafe.escape(e.eventId()),
           row.getStatus(),
-          row.getResultRef());
+          LogSafe.escape(row.getResultRef()));
       return ConsumeOutcome.DUPLICATE;
     }
     return conflict(group, e, row);
@@ -122,11 +127,18 @@ final class Parking {
                       ParkReason.CONFLICT.name(),
                       null,
                       why)));
-      log.error("conflict group={} eventId={} {}", group, e.eventId(), why);
+      log.error(
+          "conflict group={} eventId={} {}",
+          LogSafe.escape(group),
+          LogSafe.escape(e.eventId()),
+          why);
     } catch (Exception ex) {
       if (!SqlStates.isDuplicateKey(ex)) {
         log.warn(
-            "conflict not recorded group={} eventId={}: {}", group, e.eventId(), ex.toString());
+            "conflict not recorded group={} eventId={}: {}",
+            LogSafe.escape(group),
+            LogSafe.escape(e.eventId()),
+            ex.toString());
         return ConsumeOutcome.RETRY;
       }
       // the same conflicting payload was recorded before: nothing new

@@ -2,6 +2,7 @@ package io.txmsg.consumer;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.txmsg.api.InvalidSettingsException;
+import io.txmsg.api.LogSafe;
 import io.txmsg.api.PayloadSerializer;
 import io.txmsg.api.consumer.CommandExecutor;
 import io.txmsg.api.consumer.ConsumeListener;
@@ -163,7 +164,8 @@ public final class TxConsumers implements AutoCloseable {
     }
     if (row == null) {
       return new ReplayResult(
-          ReplayResult.Status.NOT_REPLAYABLE, "no parked message of " + group + "/" + eventId);
+          ReplayResult.Status.NOT_REPLAYABLE,
+          "no parked message of " + LogSafe.quote(group) + "/" + LogSafe.quote(eventId));
     }
     IncomingEvent e;
     try {
@@ -187,7 +189,8 @@ public final class TxConsumers implements AutoCloseable {
     ConsumePipeline.Route route = routes.getOrDefault(group, Map.of()).get(e.eventType());
     if (route == null) {
       return new ReplayResult(
-          ReplayResult.Status.FAILED, "no handler for " + e.eventType() + " in group " + group);
+          ReplayResult.Status.FAILED,
+          "no handler for " + LogSafe.quote(e.eventType()) + " in group " + group);
     }
     try {
       ConsumeOutcome outcome = pipeline.replay(group, e, route, replayRequestId);
@@ -250,7 +253,10 @@ public final class TxConsumers implements AutoCloseable {
                   error.getClass().getName(),
                   Parking.truncate(message, 1000)));
     } catch (Exception e) {
-      log.warn("replay failure not recorded eventId={}: {}", row.getEventId(), e.toString());
+      log.warn(
+          "replay failure not recorded eventId={}: {}",
+          LogSafe.escape(row.getEventId()),
+          e.toString());
     }
     return new ReplayResult(ReplayResult.Status.FAILED, message);
   }

@@ -2,6 +2,7 @@ package io.txmsg.producer;
 
 import io.txmsg.api.CheckbackRequest;
 import io.txmsg.api.CheckbackResolver;
+import io.txmsg.api.LogSafe;
 import io.txmsg.api.Resolution;
 import io.txmsg.store.AttemptInsert;
 import io.txmsg.store.AttemptState;
@@ -79,8 +80,8 @@ public final class JournalCheckbackResolver implements CheckbackResolver {
       log.atLevel(routine ? Level.DEBUG : Level.INFO)
           .log(
               "check-back eventId={} attemptId={} checkTimes={} resolution={} reason={}",
-              request.eventId(),
-              request.attemptId(),
+              LogSafe.escape(request.eventId()),
+              LogSafe.escape(request.attemptId()),
               request.checkTimes(),
               d.resolution(),
               d.reason());
@@ -89,8 +90,8 @@ public final class JournalCheckbackResolver implements CheckbackResolver {
       metrics.checkback(Resolution.UNKNOWN.name(), "error", System.nanoTime() - start);
       log.warn(
           "check-back failed eventId={} attemptId={}: {} → UNKNOWN",
-          request.eventId(),
-          request.attemptId(),
+          LogSafe.escape(request.eventId()),
+          LogSafe.escape(request.attemptId()),
           e.toString());
       return Resolution.UNKNOWN;
     }
@@ -127,7 +128,10 @@ public final class JournalCheckbackResolver implements CheckbackResolver {
             request.attemptId(), request.eventId(), storeId, AttemptState.FENCED, fenceLockWait);
     switch (fence.outcome()) {
       case INSERTED:
-        log.warn("attempt fenced eventId={} attemptId={}", request.eventId(), request.attemptId());
+        log.warn(
+            "attempt fenced eventId={} attemptId={}",
+            LogSafe.escape(request.eventId()),
+            LogSafe.escape(request.attemptId()));
         return new Decision(Resolution.ROLLBACK, "fenced");
       case EXISTS:
         if (fence.existingState() == AttemptState.COMMITTED) {
@@ -155,7 +159,8 @@ public final class JournalCheckbackResolver implements CheckbackResolver {
       storeTx.run(JournalMapper.class, m -> m.recordCheckback(eventId));
     } catch (Exception e) {
       // Only the incident counter is lost; the answer stands.
-      log.warn("could not count the check-back eventId={}: {}", eventId, e.toString());
+      log.warn(
+          "could not count the check-back eventId={}: {}", LogSafe.escape(eventId), e.toString());
     }
   }
 }
