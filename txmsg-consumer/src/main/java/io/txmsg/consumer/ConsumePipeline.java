@@ -2,6 +2,7 @@ package io.txmsg.consumer;
 
 import io.txmsg.api.LogSafe;
 import io.txmsg.api.PayloadSerializer;
+import io.txmsg.api.consumer.ConsumeListener;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.api.consumer.GapPolicy;
 import io.txmsg.api.consumer.VersionPolicy;
@@ -75,13 +76,14 @@ final class ConsumePipeline {
       PayloadSerializer serializer,
       Duration maxEventAge,
       Runnable commandsRecorded,
-      ConsumerMetrics metrics) {
+      ConsumerMetrics metrics,
+      ConsumeListener listener) {
     this.metrics = metrics;
     this.store = store;
     this.storeTx = storeTx;
     this.transactions = transactions;
     this.serializer = serializer;
-    this.parking = new Parking(storeTx);
+    this.parking = new Parking(storeTx, listener);
     this.maxEventAge = maxEventAge;
     this.commandsRecorded = commandsRecorded;
   }

@@ -1,7 +1,9 @@
 package io.txmsg.consumer;
 
 import io.txmsg.api.LogSafe;
+import io.txmsg.api.consumer.ConsumeListener;
 import io.txmsg.api.consumer.ConsumeOutcome;
+import io.txmsg.api.consumer.ParkedEvent;
 import io.txmsg.store.ConsumeLogMapper;
 import io.txmsg.store.ConsumeLogRow;
 import io.txmsg.store.ConsumeStatus;
@@ -29,9 +31,11 @@ final class Parking {
   private static final int MAX_ERROR = 1000;
 
   private final StoreTransactions storeTx;
+  private final ConsumeListener listener;
 
-  Parking(StoreTransactions storeTx) {
+  Parking(StoreTransactions storeTx, ConsumeListener listener) {
     this.storeTx = storeTx;
+    this.listener = listener;
   }
 
   /**
@@ -65,6 +69,18 @@ final class Parking {
           reason,
           e.deliveryAttempt(),
           error != null ? error.toString() : why);
+      // Every park goes through here (delivery, NO_HANDLER, malformed, %DLQ% drain): the one
+      // place that knows the reason, so listeners learn it without a query.
+      notifyParked(
+          new ParkedEvent(
+              group,
+              e.eventId(),
+              e.eventType(),
+              reason,
+              truncate(
+                  error == null || error.getMessage() == null ? why : error.getMessage(),
+                  MAX_ERROR),
+              e.deliveryAttempt()));
       return ConsumeOutcome.PARKED;
     } catch (ClaimTakenException taken) {
       return resolveExisting(group, e);
@@ -76,6 +92,15 @@ final class Parking {
           reason,
           ex.toString());
       return ConsumeOutcome.RETRY;
+    }
+  }
+
+  /** A listener's failure must not turn a committed park into a RETRY. */
+  private void notifyParked(ParkedEvent parked) {
+    try {
+      listener.onParked(parked);
+    } catch (RuntimeException ex) {
+      log.warn("consume listener failed on parked event: {}", ex.toString());
     }
   }
 

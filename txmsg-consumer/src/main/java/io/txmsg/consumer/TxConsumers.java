@@ -8,6 +8,7 @@ import io.txmsg.api.consumer.CommandExecutor;
 import io.txmsg.api.consumer.ConsumeListener;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.api.consumer.ConsumerInterceptor;
+import io.txmsg.api.consumer.ParkedEvent;
 import io.txmsg.consumer.micrometer.MicrometerConsumerMetrics;
 import io.txmsg.store.ConsumeLogMapper;
 import io.txmsg.store.ConsumeLogRow;
@@ -89,7 +90,14 @@ public final class TxConsumers implements AutoCloseable {
     ConsumerMetrics metrics = b.metrics;
     this.pipeline =
         new ConsumePipeline(
-            store, storeTx, tx, b.serializer, s.maxEventAge(), dispatcher::signal, metrics);
+            store,
+            storeTx,
+            tx,
+            b.serializer,
+            s.maxEventAge(),
+            dispatcher::signal,
+            metrics,
+            listener);
     this.scheduler =
         Executors.newScheduledThreadPool(
             2,
@@ -252,6 +260,15 @@ public final class TxConsumers implements AutoCloseable {
                   row.getRequestHash(),
                   error.getClass().getName(),
                   Parking.truncate(message, 1000)));
+      // Back to PARKED under its original reason, with the replay's error.
+      listener.onParked(
+          new ParkedEvent(
+              row.getConsumerGroup(),
+              row.getEventId(),
+              row.getEventType(),
+              row.getReason(),
+              Parking.truncate(message, 1000),
+              0));
     } catch (Exception e) {
       log.warn(
           "replay failure not recorded eventId={}: {}",
@@ -346,12 +363,26 @@ public final class TxConsumers implements AutoCloseable {
 
   private static ConsumeListener fanOut(List<ConsumeListener> listeners) {
     List<ConsumeListener> copy = List.copyOf(listeners);
-    return (group, type, id, outcome) -> {
-      for (ConsumeListener l : copy) {
-        try {
-          l.onOutcome(group, type, id, outcome);
-        } catch (RuntimeException e) {
-          log.warn("consume listener failed: {}", e.toString());
+    return new ConsumeListener() {
+      @Override
+      public void onOutcome(String group, String type, String id, ConsumeOutcome outcome) {
+        for (ConsumeListener l : copy) {
+          try {
+            l.onOutcome(group, type, id, outcome);
+          } catch (RuntimeException e) {
+            log.warn("consume listener failed: {}", e.toString());
+          }
+        }
+      }
+
+      @Override
+      public void onParked(ParkedEvent parked) {
+        for (ConsumeListener l : copy) {
+          try {
+            l.onParked(parked);
+          } catch (RuntimeException e) {
+            log.warn("consume listener failed: {}", e.toString());
+          }
         }
       }
     };
