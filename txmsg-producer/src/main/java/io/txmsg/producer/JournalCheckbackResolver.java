@@ -107,14 +107,14 @@ public final class JournalCheckbackResolver implements CheckbackResolver {
     AttemptState state = attempts.read(request.attemptId());
     if (state != null) {
       if (state == AttemptState.COMMITTED) {
-        recordCheckback(request.eventId());
+        recordCheckback(request.eventId(), request.attemptId());
         return new Decision(Resolution.COMMIT, "found");
       }
       return new Decision(Resolution.ROLLBACK, "tombstone");
     }
     JournalRow row = storeTx.run(JournalMapper.class, m -> m.findById(request.eventId()));
     if (row != null) {
-      recordCheckback(request.eventId());
+      recordCheckback(request.eventId(), request.attemptId());
       // Another attempt's row: the journal key already fences this one.
       return request.attemptId().equals(row.getAttemptId())
           ? new Decision(Resolution.COMMIT, "found")
@@ -154,9 +154,9 @@ public final class JournalCheckbackResolver implements CheckbackResolver {
     return born == null || Duration.between(born, Instant.now()).compareTo(fenceAfter) < 0;
   }
 
-  private void recordCheckback(String eventId) {
+  private void recordCheckback(String eventId, String attemptId) {
     try {
-      storeTx.run(JournalMapper.class, m -> m.recordCheckback(eventId));
+      storeTx.run(JournalMapper.class, m -> m.recordCheckback(eventId, attemptId));
     } catch (Exception e) {
       // Only the incident counter is lost; the answer stands.
       log.warn(
