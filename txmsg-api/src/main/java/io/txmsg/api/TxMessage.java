@@ -127,7 +127,8 @@ public final class TxMessage {
 
   @Override
   public String toString() {
-    // Payloads may hold personal data: never printed.
+    // Payloads may hold personal data: never printed. The aggregate id and business key are free
+    // text (validated for length only): escaped so that toString() in a log cannot forge lines.
     return "TxMessage{eventId="
         + eventId
         + ", topic="
@@ -139,11 +140,11 @@ public final class TxMessage {
         + ", aggregate="
         + aggregateType
         + "/"
-        + aggregateId
+        + LogSafe.escape(aggregateId)
         + "@"
         + aggregateVersion
         + ", businessKey="
-        + businessKey
+        + LogSafe.escape(businessKey)
         + "}";
   }
 

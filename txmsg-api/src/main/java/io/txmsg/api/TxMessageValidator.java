@@ -28,7 +28,7 @@ final class TxMessageValidator {
     }
     if (!TOPIC.matcher(b.topic()).matches()) {
       throw new InvalidTxMessageException(
-          "topic", "must be 1..127 characters of [A-Za-z0-9%|_-], was '" + b.topic() + "'");
+          "topic", "must be 1..127 characters of [A-Za-z0-9%|_-], was " + LogSafe.quote(b.topic()));
     }
     if (b.tagValue() != null) {
       if (b.tagValue().isBlank()
@@ -55,6 +55,14 @@ final class TxMessageValidator {
     if (b.payloadBytes() == null && b.payloadObjectValue() == null) {
       throw new InvalidTxMessageException("payload", "is required (bytes or an object)");
     }
+    // An empty body would pass here and fail only at the half-message send, as BAD_REQUEST:
+    // reject it where the caller can still see which field is wrong. An empty byte[] given as the
+    // object is the same mistake (the
+    // producer rejects an empty serialized or sanitized payload as well, before any side effect).
+    if ((b.payloadBytes() != null && b.payloadBytes().length == 0)
+        || (b.payloadObjectValue() instanceof byte[] bytes && bytes.length == 0)) {
+      throw new InvalidTxMessageException("payload", "must not be empty");
+    }
     Map<String, String> headers = b.headerMap();
     if (headers.size() > MAX_HEADERS) {
       throw new InvalidTxMessageException(
@@ -64,7 +72,8 @@ final class TxMessageValidator {
       String name = h.getKey();
       if (name == null || !HEADER_NAME.matcher(name).matches()) {
         throw new InvalidTxMessageException(
-            "headers", "header name '" + name + "' must match " + HEADER_NAME.pattern());
+            "headers",
+            "header name " + LogSafe.quote(name) + " must match " + HEADER_NAME.pattern());
       }
       if (name.toLowerCase().startsWith(RESERVED_HEADER_PREFIX)) {
         throw new InvalidTxMessageException(
@@ -84,7 +93,7 @@ final class TxMessageValidator {
     requireText(field, value, max);
     if (!pattern.matcher(value).matches()) {
       throw new InvalidTxMessageException(
-          field, "must match " + pattern.pattern() + ", was '" + value + "'");
+          field, "must match " + pattern.pattern() + ", was " + LogSafe.quote(value));
     }
   }
 

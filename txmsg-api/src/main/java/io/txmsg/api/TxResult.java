@@ -1,14 +1,40 @@
 package io.txmsg.api;
 
+import java.util.Optional;
+
 /**
  * The outcome of {@link TxMessageTemplate#execute}.
+ *
+ * <p><b>When there is no value.</b> {@link #value()} is the action's return value only when this
+ * call ran the action and saw its transaction commit. It is null:
+ *
+ * <ul>
+ *   <li>for {@link Outcome#ALREADY_COMMITTED} ({@link #alreadyCommitted()} is true): an earlier
+ *       attempt committed this eventId with the same payload, so the action was <em>not</em> run
+ *       again (its effects in this attempt were rolled back);
+ *   <li>for {@link Outcome#COMMITTED} when the database's {@code commit()} call failed but the
+ *       transaction turned out to be committed (docs/architecture.md#producer-execute, step 7): the
+ *       fact is durable, the action's return value was lost with the failed call;
+ *   <li>when the action itself returned null.
+ * </ul>
+ *
+ * {@link #valueIfKnown()} says the same with an {@link Optional}. When the caller needs the result
+ * of the business change in every case, it re-derives it from the database, where the committed
+ * action left it: read the business row by the event's business key or by the eventId (the action
+ * can store {@code ctx.eventId()} or {@code ctx.attemptId()} in its row for exactly this), e.g.
+ *
+ * <pre>{@code
+ * TxResult<Long> r = template.execute(message, ctx -> payments.insert(orderId, ctx.eventId(), ...));
+ * long paymentId = r.valueIfKnown().orElseGet(() -> payments.idByEventId(r.eventId()));
+ * }</pre>
  *
  * @param outcome {@link Outcome#COMMITTED}: this call committed the fact and the journal row;
  *     {@link Outcome#ALREADY_COMMITTED}: an earlier attempt committed this eventId with the same
  *     payload, the action was not run again and {@code value} is null
- * @param value the action's result (null for ALREADY_COMMITTED)
+ * @param value the action's result; null for ALREADY_COMMITTED and in the cases listed above
  * @param eventId the event
- * @param attemptId this call's attempt
+ * @param attemptId this call's attempt (for ALREADY_COMMITTED: the attempt that found the event
+ *     committed and was recorded ROLLED_BACK, not the one that committed it)
  * @param halfCommitAcknowledged whether the proxy accepted the commit of the half message; false is
  *     not a failure (check-back and the reconciler deliver it), and true is not delivery
  */
@@ -17,7 +43,9 @@ public record TxResult<R>(
 
   /** What happened to the fact. */
   public enum Outcome {
+    /** This call ran the action and committed the fact and its journal row. */
     COMMITTED,
+    /** An earlier attempt had committed this eventId with the same payload; nothing ran now. */
     ALREADY_COMMITTED
   }
 
@@ -27,11 +55,37 @@ public record TxResult<R>(
     return new TxResult<>(Outcome.COMMITTED, value, eventId, attemptId, halfCommitAcknowledged);
   }
 
-  /** An earlier attempt committed this eventId with the same payload. */
+  /**
+   * An earlier attempt committed this eventId with the same payload; there is no value (see the
+   * class comment for how to re-derive it).
+   */
   public static <R> TxResult<R> ofAlreadyCommitted(String eventId, String attemptId) {
     return new TxResult<>(Outcome.ALREADY_COMMITTED, null, eventId, attemptId, false);
   }
 
+  /**
+   * The action's return value, or null: always null when {@link #alreadyCommitted()} (the action
+   * did not run in this call), and null when it was lost with a failed {@code commit()} call or the
+   * action returned null. Prefer {@link #valueIfKnown()}.
+   */
+  @Override
+  public R value() {
+    return value;
+  }
+
+  /**
+   * The action's return value if this call ran the action and has its result; empty when {@link
+   * #alreadyCommitted()}, when the value was lost with a failed {@code commit()} call although the
+   * transaction committed, or when the action returned null. The fact is committed in every case.
+   */
+  public Optional<R> valueIfKnown() {
+    return Optional.ofNullable(value);
+  }
+
+  /**
+   * Whether an earlier attempt had committed this eventId (same payload) and the action was not run
+   * again: {@link #value()} is null then.
+   */
   public boolean alreadyCommitted() {
     return outcome == Outcome.ALREADY_COMMITTED;
   }

@@ -14,8 +14,13 @@ public interface JournalMapper {
   /** Delivery confirmation: PENDING/SENDING/RETRY rows among these become SENT. */
   int markSent(@Param("eventIds") List<String> eventIds);
 
-  /** Counts a check-back on the row (for incidents: "how often did the broker ask?"). */
-  int recordCheckback(@Param("eventId") String eventId);
+  /**
+   * Counts a check-back on the row (for incidents: "how often did the broker ask about the half
+   * message of the attempt that committed this row?"). Counts only when {@code attemptId} is the
+   * row's {@code attempt_id}: check-backs of an earlier, dead attempt of the same eventId are not
+   * counted. Returns 0 then (or when there is no row).
+   */
+  int recordCheckback(@Param("eventId") String eventId, @Param("attemptId") String attemptId);
 
   /**
    * Candidates for the reconciler: PENDING/RETRY rows due, and SENDING rows whose lease expired.

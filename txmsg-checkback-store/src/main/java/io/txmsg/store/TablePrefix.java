@@ -1,6 +1,7 @@
 package io.txmsg.store;
 
 import io.txmsg.api.InvalidSettingsException;
+import io.txmsg.api.LogSafe;
 import java.util.regex.Pattern;
 
 /**
@@ -24,7 +25,8 @@ public final class TablePrefix {
     if (prefix == null || !VALID.matcher(prefix).matches()) {
       throw new InvalidSettingsException(
           "tablePrefix",
-          "must match [a-z][a-z0-9_]{0,23} (it becomes part of table names), was '" + prefix + "'");
+          "must match [a-z][a-z0-9_]{0,23} (it becomes part of table names), was "
+              + LogSafe.quote(prefix));
     }
     return prefix;
   }

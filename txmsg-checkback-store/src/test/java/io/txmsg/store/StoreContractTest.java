@@ -148,6 +148,23 @@ class StoreContractTest {
 
   @ParameterizedTest
   @MethodSource(DB)
+  void checkbackCountCountsOnlyTheCommittedAttemptsCheckbacks(TestDatabase kind) throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      TxmsgStore store = install(db);
+      JournalRow row = row("e1");
+      inTx(db.dataSource(), store, s -> s.getMapper(JournalMapper.class).insert(row, 0));
+      // A check-back of an earlier, dead attempt of the same eventId is not counted.
+      assertThat(count(db, store, m -> m.recordCheckback("e1", "dead-attempt"))).isZero();
+      assertThat(count(db, store, m -> m.recordCheckback("e1", row.getAttemptId()))).isEqualTo(1);
+      assertThat(count(db, store, m -> m.recordCheckback("e1", row.getAttemptId()))).isEqualTo(1);
+      JournalRow read = find(db, store, m -> m.findById("e1"));
+      assertThat(read.getCheckbackCount()).isEqualTo(2);
+      assertThat(read.getLastCheckbackAt()).isNotNull();
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
   void retryPushesNextRetryAtIntoTheFuture(TestDatabase kind) throws Exception {
     try (DatabaseFixture db = kind.open()) {
       TxmsgStore store = install(db);

@@ -1,5 +1,6 @@
 package io.txmsg.cli;
 
+import io.txmsg.api.LogSafe;
 import io.txmsg.store.Archiver;
 import io.txmsg.store.Archiver.Table;
 import java.io.PrintWriter;
@@ -110,7 +111,7 @@ final class ArchiveCommand extends DbCommand {
         return Table.valueOf(value.strip().replace('-', '_').toUpperCase(Locale.ROOT));
       } catch (IllegalArgumentException e) {
         throw new TypeConversionException(
-            "unknown table '" + value + "': use journal, consume_log, attempt");
+            "unknown table " + LogSafe.quote(value) + ": use journal, consume_log, attempt");
       }
     }
   }

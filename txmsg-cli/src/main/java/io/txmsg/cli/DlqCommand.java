@@ -1,5 +1,6 @@
 package io.txmsg.cli;
 
+import io.txmsg.api.LogSafe;
 import io.txmsg.store.DeadLetterKind;
 import io.txmsg.store.DeadLetterRow;
 import io.txmsg.store.DeadLetterStatus;
@@ -48,9 +49,9 @@ final class DlqCommand extends CommandGroup {
                 null, LocalDateTime.parse(value).atZone(ZoneId.systemDefault()).toInstant());
           } catch (DateTimeParseException e) {
             throw new TypeConversionException(
-                "invalid time '"
-                    + value
-                    + "': use a duration ago (30m, 2h, 7d) or a time (2024-05-01T10:00:00Z)");
+                "invalid time "
+                    + LogSafe.quote(value)
+                    + ": use a duration ago (30m, 2h, 7d) or a time (2024-05-01T10:00:00Z)");
           }
         }
       }
@@ -167,7 +168,10 @@ final class DlqCommand extends CommandGroup {
       if (rows.isEmpty()) {
         err()
             .println(
-                "txmsg: no dead letter for group '" + group + "' and event id '" + eventId + "'");
+                "txmsg: no dead letter for group "
+                    + LogSafe.quote(group)
+                    + " and event id "
+                    + LogSafe.quote(eventId));
         return TxmsgCli.FINDINGS;
       }
       List<Map<String, Object>> maps =

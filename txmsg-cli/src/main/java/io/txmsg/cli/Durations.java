@@ -1,5 +1,6 @@
 package io.txmsg.cli;
 
+import io.txmsg.api.LogSafe;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.Locale;
@@ -27,7 +28,7 @@ final class Durations {
       try {
         Duration d = Duration.parse(s.toUpperCase(Locale.ROOT));
         if (d.isNegative()) {
-          throw new IllegalArgumentException("negative duration '" + text + "'");
+          throw new IllegalArgumentException("negative duration " + LogSafe.quote(text));
         }
         return d;
       } catch (DateTimeParseException e) {
@@ -83,7 +84,7 @@ final class Durations {
 
   private static IllegalArgumentException invalid(String text) {
     return new IllegalArgumentException(
-        "invalid duration '" + text + "': use e.g. 30s, 5m, 2h, 7d, 1h30m or PT5M");
+        "invalid duration " + LogSafe.quote(text) + ": use e.g. 30s, 5m, 2h, 7d, 1h30m or PT5M");
   }
 
   /** picocli converter: a bad duration becomes a usage error (exit 2). */

@@ -1,5 +1,6 @@
 package io.txmsg.cli;
 
+import io.txmsg.api.LogSafe;
 import io.txmsg.store.JournalMapper;
 import io.txmsg.store.JournalRow;
 import io.txmsg.store.JournalStatus;
@@ -85,7 +86,7 @@ final class JournalCommand extends CommandGroup {
     @Override
     int run(Database db, Output out) throws Exception {
       if (after != null && db.run(OpsQueryMapper.class, m -> m.journalExists(after)) == 0) {
-        throw usage("--after: no journal row with event id '" + after + "'");
+        throw usage("--after: no journal row with event id " + LogSafe.quote(after));
       }
       JournalQuery q =
           new JournalQuery(
@@ -140,7 +141,7 @@ final class JournalCommand extends CommandGroup {
     int run(Database db, Output out) throws Exception {
       JournalRow row = db.run(JournalMapper.class, m -> m.findById(eventId));
       if (row == null) {
-        err().println("txmsg: no journal row with event id '" + eventId + "'");
+        err().println("txmsg: no journal row with event id " + LogSafe.quote(eventId));
         return TxmsgCli.FINDINGS;
       }
       Map<String, Object> map = Output.map(row, row.getPayload(), showPayload);

@@ -1,5 +1,6 @@
 package io.txmsg.cli;
 
+import io.txmsg.api.LogSafe;
 import io.txmsg.cli.DlqCommand.TimeBound;
 import io.txmsg.store.DeadLetterRow;
 import io.txmsg.store.DeadLetterSelector;
@@ -132,7 +133,7 @@ final class ReplayCommand extends DbCommand {
     if (show != null) {
       ReplayRequestRow row = db.run(ReplayMapper.class, m -> m.findRequest(show));
       if (row == null) {
-        err().println("txmsg: no replay request '" + show + "'");
+        err().println("txmsg: no replay request " + LogSafe.quote(show));
         return TxmsgCli.FINDINGS;
       }
       Map<String, Object> map = Output.map(row);
@@ -198,7 +199,7 @@ final class ReplayCommand extends DbCommand {
                   + ": "
                   + selected
                   + " dead letters of group "
-                  + group
+                  + LogSafe.quote(group)
                   + " marked REPLAY_REQUESTED; the application replays them at "
                   + ratePerSecond
                   + "/s (canary "

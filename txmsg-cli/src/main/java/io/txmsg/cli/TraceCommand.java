@@ -1,5 +1,6 @@
 package io.txmsg.cli;
 
+import io.txmsg.api.LogSafe;
 import io.txmsg.store.ConsumeLogRow;
 import io.txmsg.store.DeadLetterRow;
 import io.txmsg.store.JournalMapper;
@@ -77,7 +78,7 @@ final class TraceCommand extends DbCommand {
       }
     }
     if (traces.isEmpty()) {
-      err().println("txmsg: no row has event id or business key '" + key + "'");
+      err().println("txmsg: no row has event id or business key " + LogSafe.quote(key));
       return TxmsgCli.FINDINGS;
     }
     if (out.json()) {

@@ -1,6 +1,8 @@
 package io.txmsg.consumer;
 
+import io.txmsg.api.LogSafe;
 import io.txmsg.api.PayloadSerializer;
+import io.txmsg.api.consumer.ConsumeListener;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.api.consumer.GapPolicy;
 import io.txmsg.api.consumer.VersionPolicy;
@@ -76,13 +78,14 @@ final class ConsumePipeline {
       PayloadSerializer serializer,
       Duration maxEventAge,
       Runnable commandsRecorded,
-      ConsumerMetrics metrics) {
+      ConsumerMetrics metrics,
+      ConsumeListener listener) {
     this.metrics = metrics;
     this.store = store;
     this.storeTx = storeTx;
     this.transactions = transactions;
     this.serializer = serializer;
-    this.parking = new Parking(storeTx);
+    this.parking = new Parking(storeTx, listener);
     this.maxEventAge = maxEventAge;
     this.commandsRecorded = commandsRecorded;
   }
@@ -152,7 +155,8 @@ final class ConsumePipeline {
       if (!gapFirstSeen.isEmpty()) { // no key built per message unless a gap is pending
         gapFirstSeen.remove(group + "|" + e.eventId());
       }
-      log.debug("{} group={} eventId={} replay={}", step, group, e.eventId(), replayId);
+      log.debug(
+          "{} group={} eventId={} replay={}", step, group, LogSafe.escape(e.eventId()), replayId);
       return step == Step.APPLIED ? ConsumeOutcome.APPLIED : ConsumeOutcome.STALE;
     } catch (WorkFailedException wf) {
       Throwable cause = wf.getCause();
@@ -332,9 +336,9 @@ final class ConsumePipeline {
       log.info(
           "version gap group={} eventId={} aggregate={}/{} version={} (redelivered later)",
           group,
-          e.eventId(),
-          e.aggregateType(),
-          e.aggregateId(),
+          LogSafe.escape(e.eventId()),
+          LogSafe.escape(e.aggregateType()),
+          LogSafe.escape(e.aggregateId()),
           e.aggregateVersion());
       return ConsumeOutcome.RETRY;
     }
@@ -371,7 +375,7 @@ final class ConsumePipeline {
     log.info(
         "retry group={} eventId={} attempt={} of {}: {}",
         group,
-        e.eventId(),
+        LogSafe.escape(e.eventId()),
         e.deliveryAttempt(),
         parkAt,
         cause.toString());

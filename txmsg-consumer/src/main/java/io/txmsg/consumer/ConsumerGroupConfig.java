@@ -1,6 +1,7 @@
 package io.txmsg.consumer;
 
 import io.txmsg.api.InvalidSettingsException;
+import io.txmsg.api.LogSafe;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -24,7 +25,8 @@ public final class ConsumerGroupConfig {
 
   private ConsumerGroupConfig(String name) {
     if (name == null || name.isBlank() || name.length() > 64) {
-      throw new InvalidSettingsException("groups[" + name + "].name", "must be 1..64 characters");
+      throw new InvalidSettingsException(
+          "groups[" + LogSafe.escape(name) + "].name", "must be 1..64 characters");
     }
     this.name = name;
   }
@@ -59,7 +61,8 @@ public final class ConsumerGroupConfig {
   /** Deliveries of an event without a local handler before it is parked as NO_HANDLER. */
   public ConsumerGroupConfig maxAttempts(int attempts) {
     if (attempts < 1) {
-      throw new InvalidSettingsException("groups[" + name + "].maxAttempts", "must be >= 1");
+      throw new InvalidSettingsException(
+          "groups[" + LogSafe.escape(name) + "].maxAttempts", "must be >= 1");
     }
     this.maxAttempts = attempts;
     return this;

@@ -1,5 +1,6 @@
 package io.txmsg.consumer;
 
+import io.txmsg.api.LogSafe;
 import io.txmsg.api.consumer.ConsumeListener;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.api.consumer.ConsumerInterceptor;
@@ -119,7 +120,10 @@ final class GroupConsumer implements DeliveryHandler, AutoCloseable {
     } catch (RuntimeException | Error unexpected) {
       // A bug, not a verdict: log it loudly and let the broker redeliver.
       log.error(
-          "consume failed group={} messageId={}", config.name(), view.messageId(), unexpected);
+          "consume failed group={} messageId={}",
+          config.name(),
+          LogSafe.escape(view.messageId()),
+          unexpected);
       return Verdict.RETRY;
     }
     metrics.consumed(config.name(), eventType, outcome, System.nanoTime() - start, born);
@@ -151,13 +155,16 @@ final class GroupConsumer implements DeliveryHandler, AutoCloseable {
               e,
               ParkReason.NO_HANDLER.name(),
               null,
-              "no handler for event type " + e.eventType() + " in group " + config.name());
+              "no handler for event type "
+                  + LogSafe.quote(e.eventType())
+                  + " in group "
+                  + config.name());
     }
     log.info(
         "no handler group={} eventType={} eventId={} attempt={} (redelivered later)",
         config.name(),
-        e.eventType(),
-        e.eventId(),
+        LogSafe.escape(e.eventType()),
+        LogSafe.escape(e.eventId()),
         e.deliveryAttempt());
     return ConsumeOutcome.RETRY;
   }

@@ -1,6 +1,9 @@
 package io.txmsg.consumer;
 
+import io.txmsg.api.LogSafe;
+import io.txmsg.api.consumer.ConsumeListener;
 import io.txmsg.api.consumer.ConsumeOutcome;
+import io.txmsg.api.consumer.ParkedEvent;
 import io.txmsg.store.ConsumeLogMapper;
 import io.txmsg.store.ConsumeLogRow;
 import io.txmsg.store.ConsumeStatus;
@@ -28,9 +31,11 @@ final class Parking {
   private static final int MAX_ERROR = 1000;
 
   private final StoreTransactions storeTx;
+  private final ConsumeListener listener;
 
-  Parking(StoreTransactions storeTx) {
+  Parking(StoreTransactions storeTx, ConsumeListener listener) {
     this.storeTx = storeTx;
+    this.listener = listener;
   }
 
   /**
@@ -58,23 +63,44 @@ final class Parking {
           });
       log.warn(
           "parked group={} eventId={} eventType={} reason={} attempt={} error={}",
-          group,
-          e.eventId(),
-          e.eventType(),
+          LogSafe.escape(group),
+          LogSafe.escape(e.eventId()),
+          LogSafe.escape(e.eventType()),
           reason,
           e.deliveryAttempt(),
           error != null ? error.toString() : why);
+      // Every park goes through here (delivery, NO_HANDLER, malformed, %DLQ% drain): the one
+      // place that knows the reason, so listeners learn it without a query.
+      notifyParked(
+          new ParkedEvent(
+              group,
+              e.eventId(),
+              e.eventType(),
+              reason,
+              truncate(
+                  error == null || error.getMessage() == null ? why : error.getMessage(),
+                  MAX_ERROR),
+              e.deliveryAttempt()));
       return ConsumeOutcome.PARKED;
     } catch (ClaimTakenException taken) {
       return resolveExisting(group, e);
     } catch (Exception ex) {
       log.warn(
           "parking failed group={} eventId={} reason={}: {} (redelivered later)",
-          group,
-          e.eventId(),
+          LogSafe.escape(group),
+          LogSafe.escape(e.eventId()),
           reason,
           ex.toString());
       return ConsumeOutcome.RETRY;
+    }
+  }
+
+  /** A listener's failure must not turn a committed park into a RETRY. */
+  private void notifyParked(ParkedEvent parked) {
+    try {
+      listener.onParked(parked);
+    } catch (RuntimeException ex) {
+      log.warn("consume listener failed on parked event: {}", ex.toString());
     }
   }
 
@@ -84,7 +110,11 @@ final class Parking {
     try {
       row = storeTx.run(ConsumeLogMapper.class, m -> m.find(group, e.eventId()));
     } catch (Exception ex) {
-      log.warn("dedup read failed group={} eventId={}: {}", group, e.eventId(), ex.toString());
+      log.warn(
+          "dedup read failed group={} eventId={}: {}",
+          LogSafe.escape(group),
+          LogSafe.escape(e.eventId()),
+          ex.toString());
       return ConsumeOutcome.RETRY;
     }
     if (row == null || ConsumeStatus.PROCESSING.name().equals(row.getStatus())) {
@@ -93,10 +123,10 @@ final class Parking {
     if (row.getRequestHash().equals(e.payloadHash())) {
       log.debug(
           "duplicate group={} eventId={} status={} resultRef={}",
-          group,
-          e.eventId(),
+          LogSafe.escape(group),
+          LogSafe.escape(e.eventId()),
           row.getStatus(),
-          row.getResultRef());
+          LogSafe.escape(row.getResultRef()));
       return ConsumeOutcome.DUPLICATE;
     }
     return conflict(group, e, row);
@@ -122,11 +152,18 @@ final class Parking {
                       ParkReason.CONFLICT.name(),
                       null,
                       why)));
-      log.error("conflict group={} eventId={} {}", group, e.eventId(), why);
+      log.error(
+          "conflict group={} eventId={} {}",
+          LogSafe.escape(group),
+          LogSafe.escape(e.eventId()),
+          why);
     } catch (Exception ex) {
       if (!SqlStates.isDuplicateKey(ex)) {
         log.warn(
-            "conflict not recorded group={} eventId={}: {}", group, e.eventId(), ex.toString());
+            "conflict not recorded group={} eventId={}: {}",
+            LogSafe.escape(group),
+            LogSafe.escape(e.eventId()),
+            ex.toString());
         return ConsumeOutcome.RETRY;
       }
       // the same conflicting payload was recorded before: nothing new

@@ -1,5 +1,6 @@
 package io.txmsg.consumer;
 
+import io.txmsg.api.LogSafe;
 import io.txmsg.store.DeadLetterRow;
 import io.txmsg.store.ReplayMapper;
 import io.txmsg.store.ReplayRequestRow;
@@ -94,8 +95,8 @@ final class ReplayWorker {
           log.warn(
               "replay failed requestId={} group={} eventId={} status={}: {}",
               id,
-              r.getConsumerGroup(),
-              d.getEventId(),
+              LogSafe.escape(r.getConsumerGroup()),
+              LogSafe.escape(d.getEventId()),
               result.status(),
               result.message());
         }

@@ -2,11 +2,13 @@ package io.txmsg.consumer;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.txmsg.api.InvalidSettingsException;
+import io.txmsg.api.LogSafe;
 import io.txmsg.api.PayloadSerializer;
 import io.txmsg.api.consumer.CommandExecutor;
 import io.txmsg.api.consumer.ConsumeListener;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.api.consumer.ConsumerInterceptor;
+import io.txmsg.api.consumer.ParkedEvent;
 import io.txmsg.consumer.micrometer.MicrometerConsumerMetrics;
 import io.txmsg.store.ConsumeLogMapper;
 import io.txmsg.store.ConsumeLogRow;
@@ -84,7 +86,14 @@ public final class TxConsumers implements AutoCloseable {
     ConsumerMetrics metrics = b.metrics;
     this.pipeline =
         new ConsumePipeline(
-            store, storeTx, tx, b.serializer, s.maxEventAge(), dispatcher::signal, metrics);
+            store,
+            storeTx,
+            tx,
+            b.serializer,
+            s.maxEventAge(),
+            dispatcher::signal,
+            metrics,
+            listener);
     this.scheduler =
         Executors.newScheduledThreadPool(
             2,
@@ -159,7 +168,8 @@ public final class TxConsumers implements AutoCloseable {
     }
     if (row == null) {
       return new ReplayResult(
-          ReplayResult.Status.NOT_REPLAYABLE, "no parked message of " + group + "/" + eventId);
+          ReplayResult.Status.NOT_REPLAYABLE,
+          "no parked message of " + LogSafe.quote(group) + "/" + LogSafe.quote(eventId));
     }
     IncomingEvent e;
     try {
@@ -183,7 +193,8 @@ public final class TxConsumers implements AutoCloseable {
     ConsumePipeline.Route route = routes.getOrDefault(group, Map.of()).get(e.eventType());
     if (route == null) {
       return new ReplayResult(
-          ReplayResult.Status.FAILED, "no handler for " + e.eventType() + " in group " + group);
+          ReplayResult.Status.FAILED,
+          "no handler for " + LogSafe.quote(e.eventType()) + " in group " + group);
     }
     try {
       ConsumeOutcome outcome = pipeline.replay(group, e, route, replayRequestId);
@@ -245,8 +256,20 @@ public final class TxConsumers implements AutoCloseable {
                   row.getRequestHash(),
                   error.getClass().getName(),
                   Parking.truncate(message, 1000)));
+      // Back to PARKED under its original reason, with the replay's error.
+      listener.onParked(
+          new ParkedEvent(
+              row.getConsumerGroup(),
+              row.getEventId(),
+              row.getEventType(),
+              row.getReason(),
+              Parking.truncate(message, 1000),
+              0));
     } catch (Exception e) {
-      log.warn("replay failure not recorded eventId={}: {}", row.getEventId(), e.toString());
+      log.warn(
+          "replay failure not recorded eventId={}: {}",
+          LogSafe.escape(row.getEventId()),
+          e.toString());
     }
     return new ReplayResult(ReplayResult.Status.FAILED, message);
   }
@@ -336,12 +359,26 @@ public final class TxConsumers implements AutoCloseable {
 
   private static ConsumeListener fanOut(List<ConsumeListener> listeners) {
     List<ConsumeListener> copy = List.copyOf(listeners);
-    return (group, type, id, outcome) -> {
-      for (ConsumeListener l : copy) {
-        try {
-          l.onOutcome(group, type, id, outcome);
-        } catch (RuntimeException e) {
-          log.warn("consume listener failed: {}", e.toString());
+    return new ConsumeListener() {
+      @Override
+      public void onOutcome(String group, String type, String id, ConsumeOutcome outcome) {
+        for (ConsumeListener l : copy) {
+          try {
+            l.onOutcome(group, type, id, outcome);
+          } catch (RuntimeException e) {
+            log.warn("consume listener failed: {}", e.toString());
+          }
+        }
+      }
+
+      @Override
+      public void onParked(ParkedEvent parked) {
+        for (ConsumeListener l : copy) {
+          try {
+            l.onParked(parked);
+          } catch (RuntimeException e) {
+            log.warn("consume listener failed: {}", e.toString());
+          }
         }
       }
     };

@@ -6,6 +6,7 @@ import io.txmsg.api.BusinessActionException;
 import io.txmsg.api.DeliveryConfirmation;
 import io.txmsg.api.EventIdConflictException;
 import io.txmsg.api.InvalidTxMessageException;
+import io.txmsg.api.LogSafe;
 import io.txmsg.api.OutcomeUnknownException;
 import io.txmsg.api.PayloadHashes;
 import io.txmsg.api.PayloadSanitizer;
@@ -118,9 +119,8 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
     if (!topics.contains(message.topic())) {
       throw new InvalidTxMessageException(
           "topic",
-          "'"
-              + message.topic()
-              + "' is not one of this producer's topics "
+          LogSafe.quote(message.topic())
+              + " is not one of this producer's topics "
               + topics
               + " (declare it in the settings so its check-backs reach this producer)");
     }
@@ -239,6 +239,10 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
     payload = sanitizer.sanitize(message, payload);
     if (payload == null) {
       throw new InvalidTxMessageException("payload", "the sanitizer returned null");
+    }
+    if (payload.length == 0) {
+      // The serializer or sanitizer produced nothing; the broker would refuse it at send.
+      throw new InvalidTxMessageException("payload", "is empty after serializing and sanitizing");
     }
     if (payload.length > settings.maxPayloadBytes()) {
       throw new InvalidTxMessageException(

@@ -2,6 +2,7 @@ package io.txmsg.producer;
 
 import io.txmsg.api.CheckbackRequest;
 import io.txmsg.api.CheckbackResolver;
+import io.txmsg.api.LogSafe;
 import io.txmsg.api.Resolution;
 import io.txmsg.store.AttemptInsert;
 import io.txmsg.store.AttemptState;
@@ -79,8 +80,8 @@ public final class JournalCheckbackResolver implements CheckbackResolver {
       log.atLevel(routine ? Level.DEBUG : Level.INFO)
           .log(
               "check-back eventId={} attemptId={} checkTimes={} resolution={} reason={}",
-              request.eventId(),
-              request.attemptId(),
+              LogSafe.escape(request.eventId()),
+              LogSafe.escape(request.attemptId()),
               request.checkTimes(),
               d.resolution(),
               d.reason());
@@ -89,8 +90,8 @@ public final class JournalCheckbackResolver implements CheckbackResolver {
       metrics.checkback(Resolution.UNKNOWN.name(), "error", System.nanoTime() - start);
       log.warn(
           "check-back failed eventId={} attemptId={}: {} → UNKNOWN",
-          request.eventId(),
-          request.attemptId(),
+          LogSafe.escape(request.eventId()),
+          LogSafe.escape(request.attemptId()),
           e.toString());
       return Resolution.UNKNOWN;
     }
@@ -106,14 +107,14 @@ public final class JournalCheckbackResolver implements CheckbackResolver {
     AttemptState state = attempts.read(request.attemptId());
     if (state != null) {
       if (state == AttemptState.COMMITTED) {
-        recordCheckback(request.eventId());
+        recordCheckback(request.eventId(), request.attemptId());
         return new Decision(Resolution.COMMIT, "found");
       }
       return new Decision(Resolution.ROLLBACK, "tombstone");
     }
     JournalRow row = storeTx.run(JournalMapper.class, m -> m.findById(request.eventId()));
     if (row != null) {
-      recordCheckback(request.eventId());
+      recordCheckback(request.eventId(), request.attemptId());
       // Another attempt's row: the journal key already fences this one.
       return request.attemptId().equals(row.getAttemptId())
           ? new Decision(Resolution.COMMIT, "found")
@@ -127,7 +128,10 @@ public final class JournalCheckbackResolver implements CheckbackResolver {
             request.attemptId(), request.eventId(), storeId, AttemptState.FENCED, fenceLockWait);
     switch (fence.outcome()) {
       case INSERTED:
-        log.warn("attempt fenced eventId={} attemptId={}", request.eventId(), request.attemptId());
+        log.warn(
+            "attempt fenced eventId={} attemptId={}",
+            LogSafe.escape(request.eventId()),
+            LogSafe.escape(request.attemptId()));
         return new Decision(Resolution.ROLLBACK, "fenced");
       case EXISTS:
         if (fence.existingState() == AttemptState.COMMITTED) {
@@ -150,12 +154,13 @@ public final class JournalCheckbackResolver implements CheckbackResolver {
     return born == null || Duration.between(born, Instant.now()).compareTo(fenceAfter) < 0;
   }
 
-  private void recordCheckback(String eventId) {
+  private void recordCheckback(String eventId, String attemptId) {
     try {
-      storeTx.run(JournalMapper.class, m -> m.recordCheckback(eventId));
+      storeTx.run(JournalMapper.class, m -> m.recordCheckback(eventId, attemptId));
     } catch (Exception e) {
       // Only the incident counter is lost; the answer stands.
-      log.warn("could not count the check-back eventId={}: {}", eventId, e.toString());
+      log.warn(
+          "could not count the check-back eventId={}: {}", LogSafe.escape(eventId), e.toString());
     }
   }
 }

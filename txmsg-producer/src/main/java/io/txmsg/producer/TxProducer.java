@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.txmsg.api.CheckbackResolver;
 import io.txmsg.api.DeliveryConfirmation;
 import io.txmsg.api.InvalidSettingsException;
+import io.txmsg.api.LogSafe;
 import io.txmsg.api.PayloadSanitizer;
 import io.txmsg.api.PayloadSerializer;
 import io.txmsg.api.ProducerInterceptor;
@@ -17,14 +18,19 @@ import io.txmsg.store.TxmsgStore;
 import io.txmsg.transport.ProducerChannel;
 import io.txmsg.transport.ProducerSpec;
 import io.txmsg.transport.Subscription;
+import io.txmsg.transport.TopicKind;
 import io.txmsg.transport.Transport;
 import io.txmsg.transport.Transports;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,6 +76,7 @@ public final class TxProducer implements AutoCloseable {
     Subscription c = null;
     try {
       ch = transport.openProducer(new ProducerSpec(s.storeId(), s.topics(), dispatcher));
+      checkTopicKinds(ch, s);
       if (s.confirmation() == DeliveryConfirmation.CONSUMER) {
         c = DeliveryConfirmer.start(transport, storeTx, s);
       }
@@ -90,6 +97,35 @@ public final class TxProducer implements AutoCloseable {
     this.reconciler = new Reconciler(b.dataSource, store, s, channel, metrics);
     this.scheduler = schedule(s, storeTx, metrics, b.gaugeInterval);
     log.info("txmsg producer started {} transport={}", s, transport.name());
+  }
+
+  /**
+   * A topic that does not accept half messages would pass the build and fail at the first execute
+   * (the client rejects the send: "message type not match"). Where the transport can tell the
+   * topic's kind, refuse it now; where it cannot (an empty answer), nothing is checked.
+   */
+  private static void checkTopicKinds(ProducerChannel ch, TxProducerSettings s) {
+    for (String topic : new TreeSet<>(s.topics())) {
+      Optional<Set<TopicKind>> kinds = ch.acceptedKinds(topic);
+      if (kinds.isPresent() && !kinds.get().contains(TopicKind.TRANSACTION)) {
+        throw new InvalidSettingsException(
+            "topics",
+            LogSafe.quote(topic)
+                + " is "
+                + describe(kinds.get())
+                + "; txmsg sends half messages, which need a "
+                + TopicKind.TRANSACTION
+                + " topic");
+      }
+    }
+  }
+
+  private static String describe(Set<TopicKind> kinds) {
+    if (kinds.isEmpty()) {
+      return "a topic of a kind txmsg does not know";
+    }
+    String names = kinds.stream().map(Enum::name).sorted().collect(Collectors.joining("/"));
+    return kinds.size() == 1 ? "a " + names + " topic" : "a topic accepting " + names;
   }
 
   private ScheduledExecutorService schedule(

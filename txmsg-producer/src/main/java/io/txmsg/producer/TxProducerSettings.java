@@ -2,6 +2,7 @@ package io.txmsg.producer;
 
 import io.txmsg.api.DeliveryConfirmation;
 import io.txmsg.api.InvalidSettingsException;
+import io.txmsg.api.LogSafe;
 import io.txmsg.store.TablePrefix;
 import io.txmsg.transport.BrokerConnection;
 import java.time.Duration;
@@ -216,7 +217,7 @@ public final class TxProducerSettings implements Cloneable {
     require(
         storeId != null && storeId.matches("[A-Za-z0-9_\\-]{1,32}"),
         "storeId",
-        "must be 1..32 characters of [A-Za-z0-9_-], was '" + storeId + "'");
+        "must be 1..32 characters of [A-Za-z0-9_-], was " + LogSafe.quote(storeId));
     TablePrefix.validate(tablePrefix);
     require(!topics.isEmpty(), "topics", "needs at least one TRANSACTION topic");
     require(

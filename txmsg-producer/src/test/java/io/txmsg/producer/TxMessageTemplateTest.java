@@ -103,6 +103,8 @@ class TxMessageTemplateTest {
                 });
     assertThat(r.outcome()).isEqualTo(TxResult.Outcome.COMMITTED);
     assertThat(r.value()).isEqualTo("ok");
+    assertThat(r.valueIfKnown()).contains("ok");
+    assertThat(r.alreadyCommitted()).isFalse();
     assertThat(h.paymentExists(id)).isTrue();
     String eventId = "evt-" + id;
     assertThat(await(Duration.ofSeconds(20), () -> "SENT".equals(h.journalStatus(eventId))))
@@ -295,6 +297,8 @@ class TxMessageTemplateTest {
                   return null;
                 });
     assertThat(retry.alreadyCommitted()).isTrue();
+    assertThat(retry.value()).isNull();
+    assertThat(retry.valueIfKnown()).isEmpty();
     assertThat(runs.get()).isEqualTo(1);
     assertThat(h.attemptState(retry.attemptId())).isEqualTo("ROLLED_BACK");
     Thread.sleep(quiet(h).toMillis());

@@ -1,5 +1,6 @@
 package io.txmsg.rocketmq;
 
+import io.txmsg.api.LogSafe;
 import io.txmsg.api.Resolution;
 import io.txmsg.api.TransportException;
 import io.txmsg.transport.BatchHandler;
@@ -26,6 +27,7 @@ import org.apache.rocketmq.client.apis.consumer.FilterExpressionType;
 import org.apache.rocketmq.client.apis.consumer.PushConsumer;
 import org.apache.rocketmq.client.apis.producer.Producer;
 import org.apache.rocketmq.client.apis.producer.TransactionResolution;
+import org.apache.rocketmq.client.java.exception.NotFoundException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -94,17 +96,40 @@ public final class GrpcTransport implements Transport {
                     }
                   })
               .build();
-      return new GrpcProducerChannel(provider, producer);
+      return new GrpcProducerChannel(
+          provider, producer, spec.topics(), connection.requestTimeout());
     } catch (Exception e) {
-      throw new TransportException(
-          "producer for topics "
-              + spec.topics()
-              + " could not start at "
-              + connection.endpoints()
-              + ": "
-              + PublishErrors.classify("start", e).getMessage(),
-          e);
+      throw new TransportException(startFailure(spec, e), e);
     }
+  }
+
+  /**
+   * The client's start failure is a Guava "Expected the service ProducerImpl-N [FAILED] to be
+   * RUNNING" whose cause chain holds the real reason: a missing topic (its route query answers
+   * NotFoundException) is named as such, with the topic when the proxy's message names it.
+   */
+  private String startFailure(ProducerSpec spec, Exception e) {
+    Throwable notFound = PublishErrors.find(e, NotFoundException.class);
+    if (notFound != null) {
+      String missing =
+          spec.topics().stream()
+              .filter(t -> String.valueOf(notFound.getMessage()).contains(t))
+              .findFirst()
+              .map(t -> "topic " + LogSafe.quote(t) + " not found")
+              .orElse("topic not found: one of " + spec.topics() + " does not exist");
+      return "producer could not start at "
+          + connection.endpoints()
+          + ": "
+          + missing
+          + " (create it as a TRANSACTION topic); broker said: "
+          + notFound.getMessage();
+    }
+    return "producer for topics "
+        + spec.topics()
+        + " could not start at "
+        + connection.endpoints()
+        + ": "
+        + PublishErrors.classify("start", e).getMessage();
   }
 
   @Override

@@ -41,6 +41,17 @@ final class PublishErrors {
     return new PublishException(what + ": " + e, "CLIENT_ERROR", true, e);
   }
 
+  /** The first throwable of the type in the cause chain (bounded against cycles), or null. */
+  static Throwable find(Throwable t, Class<? extends Throwable> type) {
+    Throwable c = t;
+    for (int depth = 0; c != null && depth < 32; depth++, c = c.getCause()) {
+      if (type.isInstance(c)) {
+        return c;
+      }
+    }
+    return null;
+  }
+
   private static Throwable unwrap(Throwable t) {
     Throwable c = t;
     while ((c instanceof java.util.concurrent.ExecutionException

@@ -2,6 +2,7 @@ package io.txmsg.transport;
 
 import io.txmsg.api.CheckbackRequest;
 import io.txmsg.api.Envelope;
+import io.txmsg.api.LogSafe;
 import io.txmsg.api.PayloadHashes;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -213,11 +214,13 @@ public final class EnvelopeCodec {
     try {
       long n = Long.parseLong(v);
       if (n < 0 || n > max) {
-        throw new MalformedEventException("MALFORMED_ENVELOPE", name + " out of range: " + v);
+        throw new MalformedEventException(
+            "MALFORMED_ENVELOPE", name + " out of range: " + LogSafe.quote(v));
       }
       return n;
     } catch (NumberFormatException e) {
-      throw new MalformedEventException("MALFORMED_ENVELOPE", name + " is not a number: " + v);
+      throw new MalformedEventException(
+          "MALFORMED_ENVELOPE", name + " is not a number: " + LogSafe.quote(v));
     }
   }
 

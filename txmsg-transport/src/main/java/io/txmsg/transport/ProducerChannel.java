@@ -1,6 +1,8 @@
 package io.txmsg.transport;
 
 import io.txmsg.api.PublishException;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * A store's producer on a transport: sends half messages for the declared topics and answers their
@@ -24,6 +26,16 @@ public interface ProducerChannel extends AutoCloseable {
    * #sendHalf} and commit).
    */
   String send(OutboundMessage message) throws PublishException;
+
+  /**
+   * The kinds of message the broker says the topic accepts, if the transport can tell; empty when
+   * it cannot (the default), which callers must treat as "unknown", not as "wrong". {@code
+   * TxProducer.build()} uses it to refuse a topic that cannot take half messages at start instead
+   * of at the first send. Only topics this channel was opened with are answered.
+   */
+  default Optional<Set<TopicKind>> acceptedKinds(String topic) {
+    return Optional.empty();
+  }
 
   /** Stops sending and answering check-backs. */
   @Override

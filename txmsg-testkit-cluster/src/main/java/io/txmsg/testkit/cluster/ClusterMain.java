@@ -20,6 +20,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.apache.rocketmq.auth.config.AuthConfig;
 import org.apache.rocketmq.broker.BrokerController;
+import org.apache.rocketmq.broker.client.ConsumerGroupInfo;
 import org.apache.rocketmq.common.BrokerConfig;
 import org.apache.rocketmq.common.MixAll;
 import org.apache.rocketmq.common.TopicConfig;
@@ -340,6 +341,13 @@ public final class ClusterMain {
               fifo);
           return "OK group " + parts[1];
         }
+      case "subscribed":
+        {
+          if (parts.length < 2) {
+            return "ERR usage: subscribed <group> [topic]";
+          }
+          return subscribed(parts[1], parts.length > 2 ? parts[2] : null);
+        }
       case "halt":
         protocol.println("OK halt");
         Runtime.getRuntime().halt(0);
@@ -347,6 +355,23 @@ public final class ClusterMain {
       default:
         return "ERR unknown command: " + parts[0];
     }
+  }
+
+  /**
+   * Whether the group has an online consumer (a client channel registered by its heartbeat through
+   * the proxy, which in LOCAL mode registers with this broker's consumer manager) and, with a
+   * topic, a subscription to it. "OK yes <channels>" or "OK no": not being subscribed yet is an
+   * answer, not an error.
+   */
+  private String subscribed(String group, String topic) {
+    ConsumerGroupInfo info = broker.getConsumerManager().getConsumerGroupInfo(group);
+    if (info == null || info.getChannelInfoTable().isEmpty()) {
+      return "OK no";
+    }
+    if (topic != null && info.findSubscriptionData(topic) == null) {
+      return "OK no";
+    }
+    return "OK yes " + info.getChannelInfoTable().size();
   }
 
   private void createTopic(String name, String type, int queues) throws InterruptedException {

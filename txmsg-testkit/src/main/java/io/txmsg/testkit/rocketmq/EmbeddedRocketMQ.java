@@ -245,6 +245,49 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
   }
 
   /**
+   * Waits until the consumer group has an online consumer on the broker: a client of the group has
+   * sent its heartbeat through the proxy and the broker lists its channel. Use it instead of
+   * sleeping or sending warm-up messages after starting a push consumer: a message sent before the
+   * subscription is live is not lost, but tests that measure or time deliveries want the
+   * subscription in place first.
+   *
+   * @throws EmbeddedRocketMQException if the group has no online consumer within the timeout
+   */
+  public void awaitSubscribed(String group, Duration timeout) {
+    awaitSubscribed(group, null, timeout);
+  }
+
+  /**
+   * Like {@link #awaitSubscribed(String, Duration)}, and the group's subscription includes {@code
+   * topic}.
+   */
+  public void awaitSubscribed(String group, String topic, Duration timeout) {
+    requireName(group, "group");
+    if (topic != null) {
+      requireName(topic, "topic");
+    }
+    long deadline = System.nanoTime() + timeout.toNanos();
+    String line = "subscribed " + group + (topic == null ? "" : " " + topic);
+    while (!command(line).startsWith("OK yes")) {
+      if (System.nanoTime() > deadline) {
+        throw new EmbeddedRocketMQException(
+            "consumer group "
+                + group
+                + " has no online consumer"
+                + (topic == null ? "" : " subscribed to " + topic)
+                + " after "
+                + timeout);
+      }
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new EmbeddedRocketMQException("interrupted while waiting for group " + group, e);
+      }
+    }
+  }
+
+  /**
    * Kills the cluster process (like a crash: no graceful shutdown) and starts it again on the same
    * store directory and the same ports. Returns once it is ready again.
    */

@@ -13,6 +13,7 @@ import io.txmsg.transport.ProducerChannel;
 import io.txmsg.transport.ProducerSpec;
 import io.txmsg.transport.Subscription;
 import io.txmsg.transport.SubscriptionSpec;
+import io.txmsg.transport.TopicKind;
 import io.txmsg.transport.Transport;
 import io.txmsg.transport.Verdict;
 import java.time.Duration;
@@ -21,6 +22,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -70,6 +72,7 @@ public final class InMemoryTransport implements Transport {
       new java.util.concurrent.atomic.AtomicInteger();
   private volatile boolean failSends;
   private final Map<String, Integer> groupMaxAttempts = new ConcurrentHashMap<>();
+  private final Map<String, TopicKind> topicKinds = new ConcurrentHashMap<>();
   private int checkRotation;
 
   /** Check every 200 ms, give up after 50 checks, redeliver after 50 ms, 4 delivery attempts. */
@@ -107,6 +110,15 @@ public final class InMemoryTransport implements Transport {
 
   private int maxAttempts(String group) {
     return groupMaxAttempts.getOrDefault(group, maxDeliveryAttempts);
+  }
+
+  /**
+   * Declares what kind of messages a topic accepts, so that {@link
+   * ProducerChannel#acceptedKinds(String)} answers it (as the gRPC transport does from the broker's
+   * route). Undeclared topics are "unknown"; sends are not checked against the kind.
+   */
+  public void declareTopic(String topic, TopicKind kind) {
+    topicKinds.put(topic, kind);
   }
 
   /** While true, every send fails with a retryable {@link PublishException}. */
@@ -322,6 +334,12 @@ public final class InMemoryTransport implements Transport {
       String id = nextId();
       publish(message, id);
       return id;
+    }
+
+    @Override
+    public Optional<Set<TopicKind>> acceptedKinds(String topic) {
+      TopicKind kind = spec.topics().contains(topic) ? topicKinds.get(topic) : null;
+      return kind == null ? Optional.empty() : Optional.of(Set.of(kind));
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.txmsg.testkit.db.TestDatabases;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.rocketmq.TopicType;
 import io.txmsg.transport.BrokerConnection;
+import io.txmsg.transport.TopicKind;
 import io.txmsg.transport.Transport;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,7 +32,9 @@ public enum TestTransport {
     public Open open() {
       InMemoryTransport t = new InMemoryTransport();
       return new Open(
-          t, (topic, type) -> {}, (group, retries) -> t.maxDeliveryAttempts(group, retries + 1));
+          t,
+          (topic, type) -> t.declareTopic(topic, TopicKind.valueOf(type.name())),
+          (group, retries) -> t.maxDeliveryAttempts(group, retries + 1));
     }
   },
   GRPC {

@@ -10,8 +10,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.rocketmq.client.apis.ClientException;
+import org.apache.rocketmq.client.apis.consumer.ConsumeResult;
+import org.apache.rocketmq.client.apis.consumer.FilterExpression;
+import org.apache.rocketmq.client.apis.consumer.PushConsumer;
 import org.apache.rocketmq.client.apis.consumer.SimpleConsumer;
 import org.apache.rocketmq.client.apis.producer.Producer;
 import org.apache.rocketmq.client.apis.producer.SendReceipt;
@@ -42,9 +46,32 @@ class EmbeddedRocketMQMessagingTest {
                 .setClientConfiguration(configuration(rocketmq))
                 .setTopics("plain-topic")
                 .build()) {
+      rocketmq.awaitSubscribed("plain-group", "plain-topic", Duration.ofSeconds(20));
       SendReceipt receipt = producer.send(message("plain-topic", "hello"));
       assertThat(receipt.getMessageId()).isNotNull();
       assertThat(receive(consumer, 1, Duration.ofSeconds(20))).containsExactly("hello");
+    }
+  }
+
+  @Test
+  void awaitSubscribedReturnsOnceAPushConsumerIsOnlineAndTimesOutWithoutOne() throws Exception {
+    rocketmq.createTopic("await-topic", TopicType.NORMAL);
+    rocketmq.createConsumerGroup("await-group", 3, Duration.ofSeconds(1), Duration.ofSeconds(5));
+    assertThatThrownBy(() -> rocketmq.awaitSubscribed("await-group", Duration.ofMillis(300)))
+        .isInstanceOf(EmbeddedRocketMQException.class)
+        .hasMessageContaining("await-group");
+    try (PushConsumer consumer =
+        PROVIDER
+            .newPushConsumerBuilder()
+            .setClientConfiguration(configuration(rocketmq))
+            .setConsumerGroup("await-group")
+            .setSubscriptionExpressions(Map.of("await-topic", FilterExpression.SUB_ALL))
+            .setMessageListener(view -> ConsumeResult.SUCCESS)
+            .build()) {
+      rocketmq.awaitSubscribed("await-group", "await-topic", Duration.ofSeconds(20));
+      assertThatThrownBy(
+              () -> rocketmq.awaitSubscribed("await-group", "other-topic", Duration.ofMillis(300)))
+          .isInstanceOf(EmbeddedRocketMQException.class);
     }
   }
 
