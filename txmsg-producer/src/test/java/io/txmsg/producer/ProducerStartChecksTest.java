@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.txmsg.api.InvalidSettingsException;
 import io.txmsg.api.InvalidTxMessageException;
+import io.txmsg.api.TransportException;
 import io.txmsg.api.TxMessage;
 import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.TopicType;
 import io.txmsg.testkit.transport.TestTransport;
-import io.txmsg.transport.TransportException;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;

@@ -18,12 +18,12 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * gets is the one bound to the transaction, so the application's MyBatis mappers (mybatis-spring)
  * and JdbcTemplate calls join the journal insert.
  *
- * <p>While the work runs, the transaction's {@link ConnectionHolder} is swapped for one holding an
- * observed view of the same connection ({@link StatementFailures}), so a failed statement the
- * application's code swallows is seen too; the original holder is back before commit. The holder is
- * looked up under the transaction manager's own resource key (its DataSource), not the
- * application's DataSource bean, which may be a wrapper: what mybatis-spring and JdbcTemplate find
- * is what the transaction manager bound. The application's DataSource bean is never replaced.
+ * <p>For the transaction, its {@link ConnectionHolder} is swapped for one holding an observed view
+ * of the same connection ({@link StatementFailures}), so a failed statement the application's code
+ * swallows is seen too. The holder is looked up under the transaction manager's own resource key
+ * (its DataSource), not the application's DataSource bean, which may be a wrapper: what
+ * mybatis-spring and JdbcTemplate find is what the transaction manager bound. The application's
+ * DataSource bean is never replaced.
  */
 public final class SpringLocalTransactions implements LocalTransactions {
   private final PlatformTransactionManager transactionManager;
@@ -49,7 +49,7 @@ public final class SpringLocalTransactions implements LocalTransactions {
     }
     T result;
     try {
-      result = runObserved(work);
+      result = work.run(observe(status));
     } catch (Exception | Error e) {
       try {
         transactionManager.rollback(status);
@@ -66,27 +66,29 @@ public final class SpringLocalTransactions implements LocalTransactions {
     return result;
   }
 
-  private <T> T runObserved(Work<T> work) throws Exception {
+  /**
+   * Binds a holder with the observed view in place of the transaction's own until the transaction
+   * ends: the transaction manager unbinds it at cleanup (it unbinds its resource key, whatever is
+   * bound) and releases its own holder's connection. It must stay bound through commit: at commit
+   * mybatis-spring releases the connection it got, and a holder that no longer holds that same
+   * object would make Spring close the connection before the commit.
+   */
+  private Connection observe(TransactionStatus status) {
     Object key =
         transactionManager instanceof ResourceTransactionManager r
             ? r.getResourceFactory()
             : dataSource;
     Object bound = key == null ? null : TransactionSynchronizationManager.getResource(key);
-    if (!(bound instanceof ConnectionHolder original)) {
-      // Not a JDBC resource transaction (e.g. JTA): observe what txmsg itself uses.
-      return work.run(StatementFailures.observe(DataSourceUtils.getConnection(dataSource)));
+    if (!status.isNewTransaction() || !(bound instanceof ConnectionHolder original)) {
+      // Not a JDBC resource transaction of our own (e.g. JTA): observe what txmsg itself uses.
+      return StatementFailures.observe(DataSourceUtils.getConnection(dataSource));
     }
     Connection observed = StatementFailures.observe(original.getConnection());
     ConnectionHolder swapped = new ConnectionHolder(observed, true);
     swapped.setSynchronizedWithTransaction(true);
     TransactionSynchronizationManager.unbindResource(key);
     TransactionSynchronizationManager.bindResource(key, swapped);
-    try {
-      return work.run(observed);
-    } finally {
-      TransactionSynchronizationManager.unbindResourceIfPossible(key);
-      TransactionSynchronizationManager.bindResource(key, original);
-    }
+    return observed;
   }
 
   @Override

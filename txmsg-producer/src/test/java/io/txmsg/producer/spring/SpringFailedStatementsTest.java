@@ -79,7 +79,8 @@ class SpringFailedStatementsTest {
 
     @Bean
     MapperFactoryBean<EnableTxProducerTest.PaymentMapper> paymentMapper(SqlSessionFactory f) {
-      MapperFactoryBean<EnableTxProducerTest.PaymentMapper> m = new MapperFactoryBean<>(EnableTxProducerTest.PaymentMapper.class);
+      MapperFactoryBean<EnableTxProducerTest.PaymentMapper> m =
+          new MapperFactoryBean<>(EnableTxProducerTest.PaymentMapper.class);
       m.setSqlSessionFactory(f);
       return m;
     }
