@@ -12,9 +12,9 @@ import java.util.Optional;
  *   <li>for {@link Outcome#ALREADY_COMMITTED} ({@link #alreadyCommitted()} is true): an earlier
  *       attempt committed this eventId with the same payload, so the action was <em>not</em> run
  *       again (its effects in this attempt were rolled back);
- *   <li>for {@link Outcome#COMMITTED} when the database's {@code commit()} call failed but the
- *       transaction turned out to be committed (docs/architecture.md#producer-execute, step 7): the
- *       fact is durable, the action's return value was lost with the failed call;
+ *   <li>for {@link Outcome#COMMITTED_RESULT_LOST}: the database's {@code commit()} call failed but
+ *       the transaction turned out to be committed (docs/architecture.md#producer-execute, step 7):
+ *       the fact is durable, the action's return value was lost with the failed call;
  *   <li>when the action itself returned null.
  * </ul>
  *
@@ -46,13 +46,25 @@ public record TxResult<R>(
     /** This call ran the action and committed the fact and its journal row. */
     COMMITTED,
     /** An earlier attempt had committed this eventId with the same payload; nothing ran now. */
-    ALREADY_COMMITTED
+    ALREADY_COMMITTED,
+    /**
+     * This call ran the action and committed, but {@code commit()} failed on the wire and the
+     * attempt row then proved the commit: the action's value is lost.
+     */
+    COMMITTED_RESULT_LOST
   }
 
   /** This call committed the fact. */
   public static <R> TxResult<R> ofCommitted(
       R value, String eventId, String attemptId, boolean halfCommitAcknowledged) {
     return new TxResult<>(Outcome.COMMITTED, value, eventId, attemptId, halfCommitAcknowledged);
+  }
+
+  /** This call committed the fact but the action's value was lost with a failed commit() call. */
+  public static <R> TxResult<R> ofCommittedResultLost(
+      String eventId, String attemptId, boolean halfCommitAcknowledged) {
+    return new TxResult<>(
+        Outcome.COMMITTED_RESULT_LOST, null, eventId, attemptId, halfCommitAcknowledged);
   }
 
   /**
@@ -80,6 +92,11 @@ public record TxResult<R>(
    */
   public Optional<R> valueIfKnown() {
     return Optional.ofNullable(value);
+  }
+
+  /** Whether the commit was proved after a failed commit() call and the action's value is lost. */
+  public boolean resultLost() {
+    return outcome == Outcome.COMMITTED_RESULT_LOST;
   }
 
   /**

@@ -208,7 +208,9 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
     } catch (LocalTransactions.WorkFailedException failed) {
       return afterWorkFailed(row, half, stage[0], failed.getCause());
     } catch (LocalTransactions.CommitFailedException commitFailed) {
-      value = settleUnknownCommit(row, half, commitFailed.getCause());
+      settleUnknownCommit(row, half, commitFailed.getCause());
+      // 8. Committed, proved by the attempt row; the action's value went with the failed call.
+      return TxResult.ofCommittedResultLost(eventId, attemptId, commitHalf(message, row, half));
     }
     // 8. Committed.
     return TxResult.<R>ofCommitted(value, eventId, attemptId, commitHalf(message, row, half));
@@ -405,7 +407,7 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
   }
 
   /** Step 7: commit() threw. Settle by the attempt state. */
-  private <R> R settleUnknownCommit(JournalRow row, HalfMessage half, Throwable commitError) {
+  private void settleUnknownCommit(JournalRow row, HalfMessage half, Throwable commitError) {
     AttemptInsert r;
     try {
       r = recordRolledBack(row);
@@ -424,7 +426,7 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
         if (r.existingState() == AttemptState.COMMITTED) {
           log.warn("commit() threw but the transaction committed eventId={}", row.getEventId());
           // The action's result is lost with the failed commit call; the fact is committed.
-          return null;
+          return;
         }
         if (r.existingState() != null) {
           rollbackHalf(half, row.getEventId(), row.getAttemptId());

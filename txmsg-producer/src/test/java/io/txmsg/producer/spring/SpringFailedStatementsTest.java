@@ -3,6 +3,7 @@ package io.txmsg.producer.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.txmsg.api.ActiveTransactionException;
 import io.txmsg.api.TransactionRolledBackException;
 import io.txmsg.api.TxMessage;
 import io.txmsg.api.TxMessageTemplate;
@@ -146,6 +147,13 @@ class SpringFailedStatementsTest {
                   return "recovered";
                 });
         assertThat(recovered.value()).isEqualTo("recovered");
+        // Inside the caller's own transaction: refused before any side effect.
+        TransactionTemplate outer =
+            new TransactionTemplate(ctx.getBean(PlatformTransactionManager.class));
+        assertThatThrownBy(
+                () -> outer.executeWithoutResult(st -> template.execute(message("p4"), c -> null)))
+            .isInstanceOf(ActiveTransactionException.class);
+        assertThat(EnableTxProducerTest.journalRows(db, "evt-p4")).isZero();
         assertThat(payments.count("p3")).isEqualTo(1);
         assertThat(EnableTxProducerTest.journalRows(db, "evt-p3")).isEqualTo(1);
       }
