@@ -5,12 +5,8 @@ import static io.txmsg.bench.BenchSupport.col;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.txmsg.api.Envelope;
-import io.txmsg.api.consumer.ConsumeContext;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.bench.Credits.Paid;
-import io.txmsg.consumer.ConsumerGroupConfig;
-import io.txmsg.consumer.HandlerDefinition;
-import io.txmsg.consumer.TxConsumerSettings;
 import io.txmsg.consumer.TxConsumers;
 import java.sql.Connection;
 import java.time.Duration;
@@ -166,22 +162,7 @@ final class ConsumerSection {
   /** The credit row inside the framework's transaction; returns stop. */
   private Runnable startTxConsumer(String group, boolean guard, Completion done) throws Exception {
     TxConsumers tc =
-        TxConsumers.builder()
-            .dataSource(b.ds)
-            .settings(
-                new TxConsumerSettings()
-                    .connection(b.connection())
-                    .consumptionThreads(8)
-                    .group(ConsumerGroupConfig.of(group).subscribe(b.consumeTopic)))
-            .handler(
-                HandlerDefinition.of(
-                        group,
-                        b.consumeTopic,
-                        "PaymentSucceeded",
-                        Paid.class,
-                        (Paid event, ConsumeContext ctx) ->
-                            Credits.credit(ctx.connection(), group, ctx.eventId(), event))
-                    .versionGuard(guard))
+        Credits.creditConsumers(b, group, b.consumeTopic, guard)
             .listener(
                 (g, type, id, outcome) -> {
                   if (outcome == ConsumeOutcome.APPLIED || outcome == ConsumeOutcome.DUPLICATE) {

@@ -1,5 +1,10 @@
 package io.txmsg.bench;
 
+import io.txmsg.api.consumer.ConsumeContext;
+import io.txmsg.consumer.ConsumerGroupConfig;
+import io.txmsg.consumer.HandlerDefinition;
+import io.txmsg.consumer.TxConsumerSettings;
+import io.txmsg.consumer.TxConsumers;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 
@@ -21,5 +26,29 @@ final class Credits {
       ps.setInt(4, p.amount());
       ps.executeUpdate();
     }
+  }
+
+  /**
+   * The txmsg consumers both sections measure: one group on {@code topic}, 8 threads, a handler
+   * that inserts the credit row in the framework's transaction; the caller adds its listener.
+   */
+  static TxConsumers.Builder creditConsumers(
+      BenchMain b, String group, String topic, boolean versionGuard) {
+    return TxConsumers.builder()
+        .dataSource(b.ds)
+        .settings(
+            new TxConsumerSettings()
+                .connection(b.connection())
+                .consumptionThreads(8)
+                .group(ConsumerGroupConfig.of(group).subscribe(topic)))
+        .handler(
+            HandlerDefinition.of(
+                    group,
+                    topic,
+                    "PaymentSucceeded",
+                    Paid.class,
+                    (Paid event, ConsumeContext ctx) ->
+                        credit(ctx.connection(), group, ctx.eventId(), event))
+                .versionGuard(versionGuard));
   }
 }

@@ -6,12 +6,8 @@ import static io.txmsg.bench.BenchSupport.max;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.txmsg.api.Envelope;
-import io.txmsg.api.consumer.ConsumeContext;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.bench.Credits.Paid;
-import io.txmsg.consumer.ConsumerGroupConfig;
-import io.txmsg.consumer.HandlerDefinition;
-import io.txmsg.consumer.TxConsumerSettings;
 import io.txmsg.consumer.TxConsumers;
 import io.txmsg.testkit.db.TestDatabase;
 import java.lang.management.ManagementFactory;
@@ -110,22 +106,7 @@ final class EndToEndSection {
 
   /** Dedup + version guard; reports each applied event to the current round. */
   private TxConsumers startConsumer(String group) throws Exception {
-    return TxConsumers.builder()
-        .dataSource(b.ds)
-        .settings(
-            new TxConsumerSettings()
-                .connection(b.connection())
-                .consumptionThreads(8)
-                .group(ConsumerGroupConfig.of(group).subscribe(b.e2eTopic)))
-        .handler(
-            HandlerDefinition.of(
-                    group,
-                    b.e2eTopic,
-                    "PaymentSucceeded",
-                    Paid.class,
-                    (Paid event, ConsumeContext ctx) ->
-                        Credits.credit(ctx.connection(), group, ctx.eventId(), event))
-                .versionGuard(true))
+    return Credits.creditConsumers(b, group, b.e2eTopic, true)
         .listener(
             (g, type, id, outcome) -> {
               E2eRound e = current;
