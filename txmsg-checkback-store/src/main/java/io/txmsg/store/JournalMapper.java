@@ -35,6 +35,17 @@ public interface JournalMapper {
       @Param("ownerToken") String ownerToken,
       @Param("leaseMillis") long leaseMillis);
 
+  /**
+   * The give-up drain's claim of one row whose half message the broker stopped checking: PENDING,
+   * RETRY and lease-expired SENDING rows (and SENT ones when {@code includeSent}, for PROXY_ACK)
+   * become SENDING for {@code ownerToken}, with BROKER_GAVE_UP recorded. 0 = settled or leased.
+   */
+  int claimGivenUp(
+      @Param("eventId") String eventId,
+      @Param("ownerToken") String ownerToken,
+      @Param("leaseMillis") long leaseMillis,
+      @Param("includeSent") boolean includeSent);
+
   /** Republish accepted: back to PENDING awaiting confirmation, only while the token matches. */
   int republished(
       @Param("eventId") String eventId,

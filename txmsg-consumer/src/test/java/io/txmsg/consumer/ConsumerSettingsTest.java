@@ -34,7 +34,7 @@ class ConsumerSettingsTest {
                       .build())
           .isInstanceOfSatisfying(
               InvalidSettingsException.class,
-              e -> assertThat(e.setting()).isEqualTo("connection.endpoints"));
+              e -> assertThat(e.setting()).isEqualTo("connection"));
     }
   }
 

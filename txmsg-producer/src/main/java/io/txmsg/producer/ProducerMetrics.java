@@ -30,6 +30,14 @@ public interface ProducerMetrics {
   /** The reconciler published a row again. */
   default void republished() {}
 
+  /**
+   * The give-up drain handled a half message the broker stopped checking.
+   *
+   * @param outcome republished | retry | dead | no_row (never committed) | settled (SENT/DEAD or
+   *     leased) | foreign (another store's)
+   */
+  default void givenUp(String outcome) {}
+
   /** The reconciler took over {@code n} rows whose lease had expired. */
   default void leaseExpired(int n) {}
 

@@ -82,7 +82,7 @@ public final class Reconciler {
     return new Round(claimed.size(), republished, retried, dead, tooOld);
   }
 
-  private enum Result {
+  enum Result {
     REPUBLISHED,
     RETRY,
     DEAD,
@@ -94,7 +94,11 @@ public final class Reconciler {
         token, settings.leaseDuration().toMillis(), settings.reconcileBatchSize());
   }
 
-  private Result republish(String eventId, String token) {
+  /**
+   * Publishes one row this caller claimed with {@code token} (a round's claim or the give-up
+   * drain's), from the journal, and records the outcome while the token still matches.
+   */
+  Result republish(String eventId, String token) {
     JournalRow row;
     try {
       row = inTx(m -> m.findById(eventId));

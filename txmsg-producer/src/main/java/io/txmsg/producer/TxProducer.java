@@ -60,6 +60,7 @@ public final class TxProducer implements AutoCloseable {
   private final DefaultTxMessageTemplate template;
   private final Reconciler reconciler;
   private final Subscription confirmer;
+  private final Subscription giveUpDrain;
   private final ScheduledExecutorService scheduler;
   private final TxmsgStore store;
 
@@ -95,6 +96,15 @@ public final class TxProducer implements AutoCloseable {
         new DefaultTxMessageTemplate(
             s, channel, tx, b.dataSource, store, b.serializer, b.sanitizer, b.interceptor, metrics);
     this.reconciler = new Reconciler(b.dataSource, store, s, channel, metrics);
+    // Where the transport can read the broker's give-up topic (remoting), a committed row whose
+    // half message the broker stopped checking goes out at once, not after republishAfter.
+    this.giveUpDrain =
+        transport
+            .drainGivenUp(
+                s.storeId(),
+                new GivenUpRepublisher(storeTx, reconciler, s, metrics),
+                Duration.ofSeconds(5))
+            .orElse(null);
     this.scheduler = schedule(s, storeTx, metrics, b.gaugeInterval);
     log.info("txmsg producer started {} transport={}", s, transport.name());
   }
@@ -185,7 +195,7 @@ public final class TxProducer implements AutoCloseable {
       scheduler.shutdownNow();
     }
     Exception first = null;
-    for (AutoCloseable c : new AutoCloseable[] {confirmer, channel}) {
+    for (AutoCloseable c : new AutoCloseable[] {giveUpDrain, confirmer, channel}) {
       try {
         if (c != null) {
           c.close();

@@ -36,7 +36,7 @@ class ProducerSettingsTest {
                       .build())
           .isInstanceOfSatisfying(
               InvalidSettingsException.class,
-              e -> assertThat(e.setting()).isEqualTo("connection.endpoints"));
+              e -> assertThat(e.setting()).isEqualTo("connection"));
       assertThatThrownBy(() -> new TxProducerSettings().tablePrefix("x; DROP TABLE y").validate())
           .isInstanceOfSatisfying(
               InvalidSettingsException.class,

@@ -2,6 +2,7 @@ package io.txmsg.transport;
 
 import io.txmsg.api.TransportException;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * The port between the txmsg runtimes and a broker. The producer and consumer runtimes make every
@@ -41,6 +42,21 @@ public interface Transport extends AutoCloseable {
    * client: the gRPC transport retries quietly; see docs/architecture.md, "Transport port".)
    */
   Subscription drainDeadLetters(String group, DeliveryHandler handler, Duration retryInterval);
+
+  /**
+   * Starts reading the half messages of this store's producer group that the broker gave up
+   * checking (after {@code transactionCheckMax} check-backs answered UNKNOWN or not at all, the
+   * broker stops asking and parks them in its give-up topic; the message is then never delivered by
+   * the broker). The handler republishes such an event from the journal at once instead of after
+   * {@code republishAfter}; see docs/architecture.md, "Give-up drain".
+   *
+   * @return the running drain, or empty when the transport cannot read the give-up topic (the gRPC
+   *     proxy refuses system topics: the reconciler alone covers it there)
+   */
+  default Optional<Subscription> drainGivenUp(
+      String storeId, DeliveryHandler handler, Duration retryInterval) {
+    return Optional.empty();
+  }
 
   /**
    * Releases what the transport holds itself (producers and subscriptions are closed by their

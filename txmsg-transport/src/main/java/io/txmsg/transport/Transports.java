@@ -24,7 +24,9 @@ public final class Transports {
     throw new InvalidSettingsException(
         "connection",
         connection
-            + " has no transport on the classpath: add the dependency io.txmsg:txmsg-rocketmq (gRPC"
-            + " endpoints of a RocketMQ 5 proxy)");
+            + " has no transport on the classpath: add the dependency "
+            + ("remoting".equals(connection.protocol())
+                ? "io.txmsg:txmsg-rocketmq-remoting (NameServer addresses, remoting protocol)"
+                : "io.txmsg:txmsg-rocketmq (gRPC endpoints of a RocketMQ 5 proxy)"));
   }
 }

@@ -90,6 +90,20 @@ public final class MicrometerProducerMetrics implements ProducerMetrics {
   }
 
   @Override
+  public void givenUp(String outcome) {
+    counters
+        .computeIfAbsent(
+            "givenUp|" + outcome,
+            k ->
+                Counter.builder("txmsg.giveup")
+                    .description(
+                        "Half messages the broker stopped checking, by what the give-up drain did")
+                    .tag("outcome", outcome)
+                    .register(registry))
+        .increment();
+  }
+
+  @Override
   public void republished() {
     republished.increment();
   }

@@ -221,6 +221,10 @@ public final class ClusterMain {
     brokerConfig.setBrokerIP1("127.0.0.1");
     brokerConfig.setNamesrvAddr(namesrvAddr);
     brokerConfig.setListenPort(brokerPort);
+    // As in production: a send to a missing topic fails instead of creating it (over remoting the
+    // broker would otherwise create any topic a producer names). Overridable with
+    // broker.autoCreateTopicEnable.
+    brokerConfig.setAutoCreateTopicEnable(false);
     brokerConfig.setTransactionCheckInterval(longSetting("transactionCheckInterval", 1000));
     brokerConfig.setTransactionTimeOut(longSetting("transactionTimeOut", 2000));
     brokerConfig.setTransactionCheckMax((int) longSetting("transactionCheckMax", 15));
@@ -238,6 +242,12 @@ public final class ClusterMain {
     storeConfig.setMappedFileSizeTimerLog(8 * 1024 * 1024);
     storeConfig.setTimerMaxDelaySec(3600);
     storeConfig.setDiskMaxUsedSpaceRatio(95);
+    // Remoting redeliveries wait for the delay level 3 + reconsumeTimes (10 s, 30 s, 1 min, … by
+    // default); one second each keeps the remoting consumer tests as quick as the gRPC ones, whose
+    // groups get a 0.5–1 s backoff. Overridable with broker.messageDelayLevel.
+    storeConfig.setMessageDelayLevel(
+        settings.getProperty(
+            "messageDelayLevel", "1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s"));
 
     Properties brokerExtra = prefixed("broker.");
     MixAll.properties2Object(brokerExtra, brokerConfig);

@@ -1,6 +1,7 @@
 package io.txmsg.testkit.transport;
 
 import io.txmsg.rocketmq.GrpcTransport;
+import io.txmsg.rocketmq.remoting.RemotingTransport;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.db.TestDatabases;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
@@ -15,8 +16,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.params.provider.Arguments;
 
 /**
- * The transports a contract test runs on: the in-memory broker (fast, no RocketMQ) and gRPC on the
- * shared embedded cluster. One contract, every transport:
+ * The transports a contract test runs on: the in-memory broker (fast, no RocketMQ), and gRPC and
+ * remoting on the shared embedded cluster. One contract, every transport:
  *
  * <pre>{@code
  * @ParameterizedTest
@@ -42,7 +43,22 @@ public enum TestTransport {
     public Open open() {
       return grpcOn(EmbeddedRocketMQ.shared());
     }
+  },
+  REMOTING {
+    @Override
+    public Open open() {
+      return remotingOn(EmbeddedRocketMQ.shared());
+    }
   };
+
+  /** Opens this real-broker transport on a given embedded cluster; not for {@link #IN_MEMORY}. */
+  public Open on(EmbeddedRocketMQ mq) {
+    return switch (this) {
+      case GRPC -> grpcOn(mq);
+      case REMOTING -> remotingOn(mq);
+      case IN_MEMORY -> throw new IllegalArgumentException("the in-memory transport has no cluster");
+    };
+  }
 
   /** The gRPC transport on a given embedded cluster (e.g. one with special broker settings). */
   public static Open grpcOn(EmbeddedRocketMQ mq) {
@@ -53,8 +69,35 @@ public enum TestTransport {
             mq.createConsumerGroup(group, retries, Duration.ofMillis(500), Duration.ofSeconds(1)));
   }
 
+  /** The remoting transport on a given embedded cluster, through its NameServer. */
+  public static Open remotingOn(EmbeddedRocketMQ mq) {
+    return new Open(
+        new RemotingTransport(BrokerConnection.nameServer(mq.namesrvAddress())),
+        mq::createTopic,
+        (group, retries) ->
+            mq.createConsumerGroup(group, retries, Duration.ofMillis(500), Duration.ofSeconds(1)));
+  }
+
   /** Opens a transport (and, for a real broker, the shared cluster). */
   public abstract Open open();
+
+  /** The transports of a real broker: gRPC and remoting. */
+  public static Stream<TestTransport> real() {
+    return Stream.of(GRPC, REMOTING);
+  }
+
+  /** gRPC and remoting × every enabled database: for tests that need a real broker. */
+  public static Stream<Arguments> realWithDatabases() {
+    List<Arguments> out = new ArrayList<>();
+    real()
+        .forEach(
+            t -> {
+              for (TestDatabase db : TestDatabases.list()) {
+                out.add(Arguments.of(t, db));
+              }
+            });
+    return out.stream();
+  }
 
   /** Every transport × every enabled database (see {@link TestDatabases}). */
   public static Stream<Arguments> withDatabases() {

@@ -1,0 +1,105 @@
+package io.txmsg.rocketmq.remoting;
+
+import java.util.Optional;
+import java.util.OptionalInt;
+import org.apache.rocketmq.client.exception.MQClientException;
+import org.apache.rocketmq.client.impl.MQClientAPIImpl;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.common.constant.PermName;
+import org.apache.rocketmq.remoting.protocol.ResponseCode;
+import org.apache.rocketmq.remoting.protocol.route.BrokerData;
+import org.apache.rocketmq.remoting.protocol.route.QueueData;
+import org.apache.rocketmq.remoting.protocol.route.TopicRouteData;
+import org.apache.rocketmq.remoting.protocol.subscription.SubscriptionGroupConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The read-only broker queries the remoting transport needs (topic routes and permissions, a
+ * group's retry settings), made through one started client of its own. Started lazily on first use
+ * and shared by everything of one transport.
+ */
+final class RemotingAdmin implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(RemotingAdmin.class);
+
+  /** A topic as the NameServer describes it. */
+  record TopicState(boolean exists, boolean readable, String brokerName, String brokerAddress) {}
+
+  private final RemotingClients clients;
+  private DefaultMQProducer client;
+
+  RemotingAdmin(RemotingClients clients) {
+    this.clients = clients;
+  }
+
+  private synchronized MQClientAPIImpl api() throws MQClientException {
+    if (client == null) {
+      DefaultMQProducer p =
+          clients.configure(new DefaultMQProducer("txmsg-admin", clients.rpcHook()), "admin");
+      p.start();
+      client = p;
+    }
+    return client.getDefaultMQProducerImpl().getMqClientFactory().getMQClientAPIImpl();
+  }
+
+  /** Whether the topic exists and every queue of it is readable (a DLQ may be write-only). */
+  TopicState topic(String topic) throws Exception {
+    TopicRouteData route;
+    try {
+      route = api().getTopicRouteInfoFromNameServer(topic, clients.timeoutMillis());
+    } catch (MQClientException e) {
+      if (e.getResponseCode() == ResponseCode.TOPIC_NOT_EXIST) {
+        return new TopicState(false, false, null, null);
+      }
+      throw e;
+    }
+    if (route == null || route.getQueueDatas() == null || route.getQueueDatas().isEmpty()) {
+      return new TopicState(false, false, null, null);
+    }
+    boolean readable = true;
+    String brokerName = null;
+    for (QueueData q : route.getQueueDatas()) {
+      readable &= PermName.isReadable(q.getPerm());
+      brokerName = q.getBrokerName();
+    }
+    String address = null;
+    for (BrokerData b : route.getBrokerDatas()) {
+      if (b.getBrokerName().equals(brokerName)) {
+        address = b.selectBrokerAddr();
+      }
+    }
+    return new TopicState(true, readable, brokerName, address);
+  }
+
+  /**
+   * The group's retryMaxTimes as the broker of {@code topic} holds it; empty when the broker does
+   * not know the group (it will create it with its defaults) or cannot be asked.
+   */
+  OptionalInt retryMaxTimes(String group, String topic) {
+    try {
+      TopicState t = topic(topic);
+      if (t.brokerAddress() == null) {
+        return OptionalInt.empty();
+      }
+      SubscriptionGroupConfig config =
+          api().getSubscriptionGroupConfig(t.brokerAddress(), group, clients.timeoutMillis());
+      return config == null ? OptionalInt.empty() : OptionalInt.of(config.getRetryMaxTimes());
+    } catch (Exception e) {
+      log.debug("retry settings of group {} unknown: {}", group, e.toString());
+      return OptionalInt.empty();
+    }
+  }
+
+  /** The broker address serving {@code topic}, if it exists. */
+  Optional<String> brokerOf(String topic) throws Exception {
+    return Optional.ofNullable(topic(topic).brokerAddress());
+  }
+
+  @Override
+  public synchronized void close() {
+    if (client != null) {
+      client.shutdown();
+      client = null;
+    }
+  }
+}

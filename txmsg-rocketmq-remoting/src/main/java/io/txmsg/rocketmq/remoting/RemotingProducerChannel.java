@@ -1,0 +1,133 @@
+package io.txmsg.rocketmq.remoting;
+
+import io.txmsg.api.PublishException;
+import io.txmsg.transport.HalfMessage;
+import io.txmsg.transport.OutboundMessage;
+import io.txmsg.transport.ProducerChannel;
+import java.util.Set;
+import org.apache.rocketmq.client.producer.LocalTransactionState;
+import org.apache.rocketmq.client.producer.SendResult;
+import org.apache.rocketmq.client.producer.SendStatus;
+import org.apache.rocketmq.client.producer.TransactionMQProducer;
+import org.apache.rocketmq.common.message.Message;
+import org.apache.rocketmq.common.message.MessageAccessor;
+import org.apache.rocketmq.common.message.MessageConst;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A store's producer over remoting: one {@link TransactionMQProducer} in the producer group {@code
+ * txmsg-<storeId>}, the same on every instance of the store. The broker routes a check-back to one
+ * live member of the group that sent the half message, so the group must be per store (not per
+ * topic, not per instance): any instance of the store can answer from the shared journal, and
+ * another store is never asked.
+ *
+ * <p>The half message is sent the way {@code sendMessageInTransaction} sends it (the prepared flag
+ * and the producer group as properties, a synchronous send), but the commit is a separate step
+ * ({@link HalfMessage#commit()}), because txmsg runs the local transaction between the two on the
+ * caller's thread, not inside a listener callback. The commit ({@code endTransaction}) is oneway,
+ * as through the proxy: a lost one is settled by the check-back.
+ */
+final class RemotingProducerChannel implements ProducerChannel {
+  private static final Logger log = LoggerFactory.getLogger(RemotingProducerChannel.class);
+
+  private final TransactionMQProducer producer;
+  private final String group;
+  private final Set<String> topics;
+
+  RemotingProducerChannel(TransactionMQProducer producer, String group, Set<String> topics) {
+    this.producer = producer;
+    this.group = group;
+    this.topics = Set.copyOf(topics);
+  }
+
+  @Override
+  public HalfMessage sendHalf(OutboundMessage message) throws PublishException {
+    Message msg = RemotingMessages.toMessage(message);
+    MessageAccessor.putProperty(msg, MessageConst.PROPERTY_TRANSACTION_PREPARED, "true");
+    MessageAccessor.putProperty(msg, MessageConst.PROPERTY_PRODUCER_GROUP, group);
+    SendResult result;
+    try {
+      result = producer.send(msg);
+    } catch (Exception e) {
+      throw RemotingErrors.classify("half message to " + message.topic() + " not sent", e);
+    }
+    RemotingHalfMessage half = new RemotingHalfMessage(producer, msg, result);
+    if (result.getSendStatus() != SendStatus.SEND_OK) {
+      // Stored on the master but not flushed/replicated as configured: sendMessageInTransaction
+      // rolls such a half message back, and so does txmsg (the caller sees a retryable failure
+      // before its local transaction, so nothing is committed for it).
+      try {
+        half.end(LocalTransactionState.ROLLBACK_MESSAGE);
+      } catch (PublishException rollbackLost) {
+        log.debug("rollback of unconfirmed half message lost: {}", rollbackLost.getMessage());
+      }
+      throw RemotingErrors.notConfirmed(
+          "half message to " + message.topic(), result.getSendStatus());
+    }
+    return half;
+  }
+
+  @Override
+  public String send(OutboundMessage message) throws PublishException {
+    SendResult result;
+    try {
+      result = producer.send(RemotingMessages.toMessage(message));
+    } catch (Exception e) {
+      throw RemotingErrors.classify("message to " + message.topic() + " not sent", e);
+    }
+    if (result.getSendStatus() != SendStatus.SEND_OK) {
+      // A resend makes a duplicate at worst, which consumers drop by event id.
+      throw RemotingErrors.notConfirmed("message to " + message.topic(), result.getSendStatus());
+    }
+    return result.getMsgId();
+  }
+
+  Set<String> topics() {
+    return topics;
+  }
+
+  @Override
+  public void close() {
+    producer.shutdown();
+  }
+
+  private static final class RemotingHalfMessage implements HalfMessage {
+    private final TransactionMQProducer producer;
+    private final Message msg;
+    private final SendResult result;
+
+    RemotingHalfMessage(TransactionMQProducer producer, Message msg, SendResult result) {
+      this.producer = producer;
+      this.msg = msg;
+      this.result = result;
+    }
+
+    @Override
+    public String messageId() {
+      return result.getMsgId();
+    }
+
+    @Override
+    public void commit() throws PublishException {
+      end(LocalTransactionState.COMMIT_MESSAGE);
+    }
+
+    @Override
+    public void rollback() throws PublishException {
+      end(LocalTransactionState.ROLLBACK_MESSAGE);
+    }
+
+    void end(LocalTransactionState state) throws PublishException {
+      try {
+        producer.getDefaultMQProducerImpl().endTransaction(msg, result, state, null);
+      } catch (Exception e) {
+        throw RemotingErrors.classify(
+            (state == LocalTransactionState.COMMIT_MESSAGE ? "commit" : "rollback")
+                + " of half message "
+                + result.getMsgId(),
+            e);
+      }
+    }
+  }
+}

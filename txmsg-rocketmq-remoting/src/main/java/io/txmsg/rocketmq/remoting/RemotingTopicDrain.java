@@ -1,0 +1,112 @@
+package io.txmsg.rocketmq.remoting;
+
+import io.txmsg.transport.DeliveryHandler;
+import io.txmsg.transport.Subscription;
+import java.time.Duration;
+import java.util.OptionalInt;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Drains a topic the broker fills by itself and creates lazily — a group's {@code %DLQ%<group>}, or
+ * {@code TRANS_CHECK_MAX_TIME_TOPIC} where it puts the half messages it gave up checking — with a
+ * consumer group of its own, from the first offset.
+ *
+ * <p>Until the topic exists the drain checks again every retry interval, quietly. A topic that
+ * exists but cannot be read (a 4.x broker creates DLQ topics write-only) is never drained silently:
+ * the drain logs an ERROR naming the command that fixes it, and keeps checking.
+ */
+final class RemotingTopicDrain implements Subscription {
+  private static final Logger log = LoggerFactory.getLogger(RemotingTopicDrain.class);
+
+  private final String topic;
+  private final String drainGroup;
+  private final RemotingAdmin admin;
+  private final Supplier<DefaultMQPushConsumer> consumers;
+  private final DeliveryHandler handler;
+  private final String nameServer;
+  private volatile DefaultMQPushConsumer consumer;
+  private volatile boolean closed;
+  private volatile String unreadable;
+  private int warnings;
+
+  RemotingTopicDrain(
+      String topic,
+      String drainGroup,
+      RemotingAdmin admin,
+      Supplier<DefaultMQPushConsumer> consumers,
+      DeliveryHandler handler,
+      String nameServer) {
+    this.topic = topic;
+    this.drainGroup = drainGroup;
+    this.admin = admin;
+    this.consumers = consumers;
+    this.handler = handler;
+    this.nameServer = nameServer;
+  }
+
+  void start(ScheduledExecutorService scheduler, Duration retry) {
+    scheduler.execute(() -> tryStart(scheduler, retry));
+  }
+
+  /** Why the topic cannot be drained now (it exists but is not readable), or null. */
+  String unreadable() {
+    return unreadable;
+  }
+
+  private synchronized void tryStart(ScheduledExecutorService scheduler, Duration retry) {
+    if (closed) {
+      return;
+    }
+    try {
+      RemotingAdmin.TopicState state = admin.topic(topic);
+      if (!state.exists()) {
+        log.debug("{} does not exist yet; checking again in {}", topic, retry);
+      } else if (!state.readable()) {
+        unreadable =
+            topic
+                + " exists but is not readable (permission write-only), so nothing can drain it."
+                + " Make it readable: mqadmin updateTopicPerm -n "
+                + nameServer
+                + " -b "
+                + state.brokerAddress()
+                + " -t "
+                + topic
+                + " -p 6";
+        if (warnings++ % 20 == 0) {
+          log.error(unreadable);
+        }
+      } else {
+        unreadable = null;
+        DefaultMQPushConsumer c = consumers.get();
+        c.subscribe(topic, "*");
+        c.registerMessageListener(new RemotingPushSubscription(c, handler));
+        c.start();
+        consumer = c;
+        log.info("draining {} with group {}", topic, drainGroup);
+        return;
+      }
+    } catch (Exception e) {
+      log.warn("{} not drainable yet ({}); checking again in {}", topic, e.toString(), retry);
+    }
+    scheduler.schedule(() -> tryStart(scheduler, retry), retry.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  public OptionalInt maxDeliveryAttempts(Duration wait) {
+    return OptionalInt.empty();
+  }
+
+  @Override
+  public synchronized void close() {
+    closed = true;
+    DefaultMQPushConsumer c = consumer;
+    if (c != null) {
+      c.shutdown();
+    }
+  }
+}

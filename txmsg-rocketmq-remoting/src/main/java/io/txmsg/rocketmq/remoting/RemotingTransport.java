@@ -1,0 +1,305 @@
+package io.txmsg.rocketmq.remoting;
+
+import io.txmsg.api.LogSafe;
+import io.txmsg.api.Resolution;
+import io.txmsg.api.TransportException;
+import io.txmsg.transport.BatchHandler;
+import io.txmsg.transport.BrokerConnection;
+import io.txmsg.transport.ConfirmationSpec;
+import io.txmsg.transport.DeliveryHandler;
+import io.txmsg.transport.InboundMessage;
+import io.txmsg.transport.ProducerChannel;
+import io.txmsg.transport.ProducerSpec;
+import io.txmsg.transport.Subscription;
+import io.txmsg.transport.SubscriptionSpec;
+import io.txmsg.transport.Transport;
+import java.text.SimpleDateFormat;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.exception.MQClientException;
+import org.apache.rocketmq.client.impl.MQClientManager;
+import org.apache.rocketmq.client.producer.LocalTransactionState;
+import org.apache.rocketmq.client.producer.TransactionListener;
+import org.apache.rocketmq.client.producer.TransactionMQProducer;
+import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
+import org.apache.rocketmq.common.message.Message;
+import org.apache.rocketmq.common.message.MessageExt;
+import org.apache.rocketmq.common.topic.TopicValidator;
+import org.apache.rocketmq.remoting.protocol.heartbeat.MessageModel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The transport port over the remoting protocol (rocketmq-client) straight to the brokers found
+ * through the NameServer: RocketMQ 4.x brokers and 5.x brokers without a proxy. Selected by {@link
+ * BrokerConnection#nameServer(String)}.
+ *
+ * <p>Groups: the producer group is {@code txmsg-<storeId>} on every instance of a store (check-backs
+ * are routed by producer group); the confirm group is the {@link ConfirmationSpec#group()}; the
+ * dead-letter drain of group G is {@code txmsg-dlq-G}; the give-up drain of a store is {@code
+ * txmsg-giveup-<storeId>}. See docs/architecture.md, "Remoting transport".
+ */
+public final class RemotingTransport implements Transport {
+  private static final Logger log = LoggerFactory.getLogger(RemotingTransport.class);
+
+  /** How often drains of lazily created topics re-read the route (the client's default is 30 s). */
+  private static final int DRAIN_ROUTE_POLL_MILLIS = 5000;
+
+  private final BrokerConnection connection;
+  private final RemotingClients clients;
+  private final RemotingAdmin admin;
+  private final ScheduledExecutorService retries =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "txmsg-remoting-retry");
+            t.setDaemon(true);
+            return t;
+          });
+
+  public RemotingTransport(BrokerConnection connection) {
+    connection.validate();
+    if (connection.nameServer() == null) {
+      throw new IllegalArgumentException("the remoting transport needs NameServer addresses");
+    }
+    this.connection = connection;
+    this.clients = new RemotingClients(connection);
+    this.admin = new RemotingAdmin(clients);
+  }
+
+  /** The producer group of a store: the same on every instance, so any of them answers. */
+  public static String producerGroup(String storeId) {
+    return "txmsg-" + storeId;
+  }
+
+  /** The consumer group that drains a store's given-up half messages. */
+  public static String giveUpGroup(String storeId) {
+    return "txmsg-giveup-" + storeId;
+  }
+
+  @Override
+  public String name() {
+    return "remoting";
+  }
+
+  @Override
+  public ProducerChannel openProducer(ProducerSpec spec) {
+    String group = producerGroup(spec.storeId());
+    TransactionMQProducer producer =
+        clients.configure(
+            new TransactionMQProducer(group, clients.rpcHook(), new ArrayList<>(spec.topics())),
+            "producer");
+    producer.setSendMsgTimeout(clients.timeoutMillis());
+    // A failed send is reported to txmsg, which has its own retry (the caller or the reconciler).
+    producer.setRetryTimesWhenSendFailed(0);
+    producer.setTransactionListener(new CheckbackListener(spec));
+    try {
+      producer.start();
+      for (String topic : spec.topics()) {
+        if (!admin.topic(topic).exists()) {
+          throw new TransportException(
+              "producer could not start at "
+                  + connection.nameServer()
+                  + ": topic "
+                  + LogSafe.quote(topic)
+                  + " not found (create it as a TRANSACTION topic)",
+              null);
+        }
+      }
+      return new RemotingProducerChannel(producer, group, spec.topics());
+    } catch (TransportException e) {
+      producer.shutdown();
+      throw e;
+    } catch (Exception e) {
+      producer.shutdown();
+      throw new TransportException(
+          "producer group "
+              + group
+              + " for topics "
+              + spec.topics()
+              + " could not start at "
+              + connection.nameServer()
+              + ": "
+              + RemotingErrors.firstLine(e.getMessage()),
+          e);
+    }
+  }
+
+  /** Answers the broker's check-backs through the store's handler; UNKNOWN on any failure. */
+  private static final class CheckbackListener implements TransactionListener {
+    private final ProducerSpec spec;
+
+    CheckbackListener(ProducerSpec spec) {
+      this.spec = spec;
+    }
+
+    @Override
+    public LocalTransactionState executeLocalTransaction(Message msg, Object arg) {
+      // Never called: txmsg sends the half message itself and commits with endTransaction.
+      return LocalTransactionState.UNKNOW;
+    }
+
+    @Override
+    public LocalTransactionState checkLocalTransaction(MessageExt msg) {
+      InboundMessage m = RemotingMessages.toInbound(msg, 0);
+      try {
+        Resolution r = spec.checkbackHandler().check(m);
+        if (r == Resolution.COMMIT) {
+          return LocalTransactionState.COMMIT_MESSAGE;
+        }
+        if (r == Resolution.ROLLBACK) {
+          return LocalTransactionState.ROLLBACK_MESSAGE;
+        }
+        return LocalTransactionState.UNKNOW;
+      } catch (RuntimeException | Error e) {
+        log.warn("check-back failed messageId={}: {} → UNKNOWN", m.messageId(), e.toString());
+        return LocalTransactionState.UNKNOW;
+      }
+    }
+  }
+
+  @Override
+  public Subscription subscribe(SubscriptionSpec spec, DeliveryHandler handler) {
+    DefaultMQPushConsumer consumer = pushConsumer(spec.group(), "consumer");
+    consumer.setConsumeThreadMin(spec.threads());
+    consumer.setConsumeThreadMax(spec.threads());
+    consumer.setConsumeMessageBatchMaxSize(1);
+    // The group's retry count lives on the broker (as for gRPC); over remoting the client carries
+    // it in every send-back, so read it once here. 16 is rocketmq-client's default.
+    String anyTopic = spec.tagsByTopic().keySet().iterator().next();
+    OptionalInt retries = admin.retryMaxTimes(spec.group(), anyTopic);
+    consumer.setMaxReconsumeTimes(retries.orElse(16));
+    RemotingPushSubscription subscription = new RemotingPushSubscription(consumer, handler);
+    try {
+      for (Map.Entry<String, String> e : spec.tagsByTopic().entrySet()) {
+        consumer.subscribe(e.getKey(), e.getValue());
+      }
+      consumer.registerMessageListener(subscription);
+      consumer.start();
+      return subscription;
+    } catch (MQClientException e) {
+      consumer.shutdown();
+      throw new TransportException(
+          "consumer group "
+              + spec.group()
+              + " could not subscribe "
+              + spec.tagsByTopic().keySet()
+              + " at "
+              + connection.nameServer()
+              + ": "
+              + RemotingErrors.firstLine(e.getErrorMessage()),
+          e);
+    }
+  }
+
+  @Override
+  public Subscription confirmDeliveries(ConfirmationSpec spec, BatchHandler handler) {
+    DefaultLitePullConsumer consumer =
+        clients.configure(
+            new DefaultLitePullConsumer(spec.group(), clients.rpcHook()), "confirm");
+    consumer.setMessageModel(MessageModel.CLUSTERING);
+    consumer.setAutoCommit(false);
+    consumer.setPullBatchSize(Math.min(32, Math.max(1, spec.batchSize())));
+    consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_TIMESTAMP);
+    consumer.setConsumeTimestamp(
+        new SimpleDateFormat("yyyyMMddHHmmss")
+            .format(new Date(System.currentTimeMillis() - Duration.ofHours(1).toMillis())));
+    try {
+      for (String topic : spec.topics()) {
+        consumer.subscribe(topic, "*");
+      }
+      consumer.start();
+      // A lite pull consumer does not rebalance at start (a push consumer does): without this its
+      // first queues arrive with the rebalance service's next round, up to 20 s later.
+      MQClientManager.getInstance()
+          .getOrCreateMQClientInstance(consumer, clients.rpcHook())
+          .rebalanceImmediately();
+    } catch (MQClientException e) {
+      consumer.shutdown();
+      throw new TransportException(
+          "confirm group "
+              + spec.group()
+              + " could not subscribe "
+              + spec.topics()
+              + " at "
+              + connection.nameServer()
+              + ": "
+              + RemotingErrors.firstLine(e.getErrorMessage()),
+          e);
+    }
+    RemotingConfirmationSource source = new RemotingConfirmationSource(spec, handler, consumer);
+    source.start();
+    return source;
+  }
+
+  @Override
+  public Subscription drainDeadLetters(String group, DeliveryHandler handler, Duration retry) {
+    String drainGroup = "txmsg-dlq-" + group;
+    RemotingTopicDrain drain =
+        new RemotingTopicDrain(
+            "%DLQ%" + group,
+            drainGroup,
+            admin,
+            () -> drainConsumer(drainGroup),
+            handler,
+            connection.nameServer());
+    drain.start(retries, retry);
+    return drain;
+  }
+
+  /**
+   * Drains {@code TRANS_CHECK_MAX_TIME_TOPIC} with the store's give-up group. The topic holds every
+   * store's given-up messages: the handler leaves other stores' alone. A given-up half message can
+   * no longer be committed by a check-back, so republishing it cannot race one.
+   */
+  @Override
+  public Optional<Subscription> drainGivenUp(
+      String storeId, DeliveryHandler handler, Duration retry) {
+    String drainGroup = giveUpGroup(storeId);
+    RemotingTopicDrain drain =
+        new RemotingTopicDrain(
+            TopicValidator.RMQ_SYS_TRANS_CHECK_MAX_TIME_TOPIC,
+            drainGroup,
+            admin,
+            () -> drainConsumer(drainGroup),
+            handler,
+            connection.nameServer());
+    drain.start(retries, retry);
+    return Optional.of(drain);
+  }
+
+  private DefaultMQPushConsumer drainConsumer(String group) {
+    DefaultMQPushConsumer c = pushConsumer(group, "drain");
+    c.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
+    c.setConsumeThreadMin(1);
+    c.setConsumeThreadMax(1);
+    c.setConsumeMessageBatchMaxSize(1);
+    c.setPollNameServerInterval(DRAIN_ROUTE_POLL_MILLIS);
+    return c;
+  }
+
+  private DefaultMQPushConsumer pushConsumer(String group, String role) {
+    DefaultMQPushConsumer c =
+        clients.configure(new DefaultMQPushConsumer(group, clients.rpcHook()), role);
+    c.setMessageModel(MessageModel.CLUSTERING);
+    return c;
+  }
+
+  @Override
+  public void close() {
+    retries.shutdownNow();
+    admin.close();
+  }
+
+  @Override
+  public String toString() {
+    return "RemotingTransport{" + connection + "}";
+  }
+}

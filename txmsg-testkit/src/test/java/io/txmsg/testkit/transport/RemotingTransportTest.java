@@ -1,0 +1,188 @@
+package io.txmsg.testkit.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.txmsg.api.PublishException;
+import io.txmsg.api.Resolution;
+import io.txmsg.api.TransportException;
+import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
+import io.txmsg.testkit.rocketmq.EmbeddedRocketMQTest;
+import io.txmsg.testkit.rocketmq.TopicType;
+import io.txmsg.transport.ConfirmationSpec;
+import io.txmsg.transport.HalfMessage;
+import io.txmsg.transport.InboundMessage;
+import io.txmsg.transport.OutboundMessage;
+import io.txmsg.transport.ProducerChannel;
+import io.txmsg.transport.ProducerSpec;
+import io.txmsg.transport.Subscription;
+import io.txmsg.transport.SubscriptionSpec;
+import io.txmsg.transport.Verdict;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+
+/** The remoting transport's own behaviour on the shared embedded cluster. */
+@EmbeddedRocketMQTest
+class RemotingTransportTest {
+  private final EmbeddedRocketMQ mq;
+
+  RemotingTransportTest(EmbeddedRocketMQ mq) {
+    this.mq = mq;
+  }
+
+  private static OutboundMessage message(String topic, String body) {
+    return new OutboundMessage(
+        topic,
+        "tag",
+        List.of("k-" + body),
+        Map.of("txmsg_event_id", "e-" + body),
+        body.getBytes(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void halfMessageIsDeliveredOnlyAfterCommitAndCheckBackAnswersAStrandedOne() throws Exception {
+    String topic = "rt-half-" + UUID.randomUUID().toString().substring(0, 8);
+    mq.createTopic(topic, TopicType.TRANSACTION);
+    List<InboundMessage> delivered = new CopyOnWriteArrayList<>();
+    List<InboundMessage> checked = new CopyOnWriteArrayList<>();
+    try (TestTransport.Open t = TestTransport.REMOTING.open();
+        ProducerChannel producer =
+            t.transport()
+                .openProducer(
+                    new ProducerSpec(
+                        "rt-store",
+                        Set.of(topic),
+                        view -> {
+                          checked.add(view);
+                          return Resolution.COMMIT;
+                        }));
+        Subscription sub =
+            t.transport()
+                .subscribe(
+                    new SubscriptionSpec("rt-g-" + topic, Map.of(topic, "*"), 2),
+                    m -> {
+                      delivered.add(m);
+                      return Verdict.ACK;
+                    })) {
+      mq.awaitSubscribed("rt-g-" + topic, topic, Duration.ofSeconds(20));
+      HalfMessage committed = producer.sendHalf(message(topic, "committed"));
+      committed.commit();
+      producer.sendHalf(message(topic, "stranded")); // neither committed nor rolled back
+      HalfMessage rolledBack = producer.sendHalf(message(topic, "rolled-back"));
+      rolledBack.rollback();
+      await(() -> delivered.size() >= 2, Duration.ofSeconds(30));
+      Thread.sleep(1000);
+      assertThat(delivered)
+          .extracting(m -> new String(m.body(), StandardCharsets.UTF_8))
+          .containsExactlyInAnyOrder("committed", "stranded");
+      assertThat(delivered).allSatisfy(m -> assertThat(m.topic()).isEqualTo(topic));
+      assertThat(delivered).allSatisfy(m -> assertThat(m.deliveryAttempt()).isEqualTo(1));
+      assertThat(checked)
+          .extracting(m -> m.properties().get("txmsg_event_id"))
+          .contains("e-stranded")
+          .doesNotContain("e-committed");
+      assertThat(checked.get(0).topic()).isEqualTo(topic);
+    }
+  }
+
+  @Test
+  void retryRedeliversWithTheAttemptCountingFromOne() throws Exception {
+    String topic = "rt-retry-" + UUID.randomUUID().toString().substring(0, 8);
+    String group = "rt-retry-g-" + topic;
+    mq.createTopic(topic, TopicType.NORMAL);
+    List<Integer> attempts = new CopyOnWriteArrayList<>();
+    try (TestTransport.Open t = TestTransport.REMOTING.open()) {
+      t.createGroup(group, 4);
+      try (ProducerChannel producer =
+              t.transport().openProducer(new ProducerSpec("rt-store2", Set.of(topic), v -> null));
+          Subscription sub =
+              t.transport()
+                  .subscribe(
+                      new SubscriptionSpec(group, Map.of(topic, "*"), 1),
+                      m -> {
+                        attempts.add(m.deliveryAttempt());
+                        return m.deliveryAttempt() < 3 ? Verdict.RETRY : Verdict.ACK;
+                      })) {
+        assertThat(sub.maxDeliveryAttempts(Duration.ZERO)).hasValue(5);
+        mq.awaitSubscribed(group, topic, Duration.ofSeconds(20));
+        producer.send(message(topic, "x"));
+        await(() -> attempts.size() >= 3, Duration.ofSeconds(40));
+        assertThat(attempts).containsExactly(1, 2, 3);
+      }
+    }
+  }
+
+  @Test
+  void confirmationHandsBatchesAndOffersARefusedBatchAgain() throws Exception {
+    String topic = "rt-confirm-" + UUID.randomUUID().toString().substring(0, 8);
+    mq.createTopic(topic, TopicType.NORMAL);
+    List<String> confirmed = new CopyOnWriteArrayList<>();
+    AtomicInteger refusals = new AtomicInteger();
+    try (TestTransport.Open t = TestTransport.REMOTING.open();
+        ProducerChannel producer =
+            t.transport().openProducer(new ProducerSpec("rt-store3", Set.of(topic), v -> null));
+        Subscription source =
+            t.transport()
+                .confirmDeliveries(
+                    new ConfirmationSpec(
+                        "txmsg-confirm-" + topic, Set.of(topic), 16, Duration.ofMillis(50)),
+                    batch -> {
+                      if (refusals.getAndIncrement() == 0) {
+                        return false;
+                      }
+                      batch.forEach(
+                          m -> confirmed.add(new String(m.body(), StandardCharsets.UTF_8)));
+                      return true;
+                    })) {
+      for (int i = 0; i < 5; i++) {
+        producer.send(message(topic, "m" + i));
+      }
+      await(() -> confirmed.size() >= 5, Duration.ofSeconds(30));
+      assertThat(confirmed).containsExactlyInAnyOrder("m0", "m1", "m2", "m3", "m4");
+      assertThat(refusals.get()).isGreaterThan(1);
+    }
+  }
+
+  @Test
+  void aMissingTopicFailsAtOpenAndASendToItIsPermanent() throws Exception {
+    try (TestTransport.Open t = TestTransport.REMOTING.open()) {
+      assertThatThrownBy(
+              () ->
+                  t.transport()
+                      .openProducer(new ProducerSpec("rt-s4", Set.of("no-such-topic-rt"), v -> null)))
+          .isInstanceOf(TransportException.class)
+          .hasMessageContaining("no-such-topic-rt")
+          .hasMessageContaining("not found");
+      String topic = "rt-ok-" + UUID.randomUUID().toString().substring(0, 8);
+      mq.createTopic(topic, TopicType.NORMAL);
+      try (ProducerChannel p =
+          t.transport().openProducer(new ProducerSpec("rt-s5", Set.of(topic), v -> null))) {
+        assertThatThrownBy(() -> p.send(message("no-such-topic-rt2", "x")))
+            .isInstanceOfSatisfying(
+                PublishException.class,
+                e -> {
+                  assertThat(e.errorCode()).isEqualTo("TOPIC_NOT_FOUND");
+                  assertThat(e.retryable()).isFalse();
+                });
+      }
+    }
+  }
+
+  static void await(BooleanSupplier condition, Duration timeout) throws InterruptedException {
+    long until = System.nanoTime() + timeout.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > until) {
+        throw new AssertionError("condition not met within " + timeout);
+      }
+      Thread.sleep(50);
+    }
+  }
+}
