@@ -12,6 +12,8 @@ import java.util.Set;
 public final class DemoOptions {
   int orders = 2000;
   String endpoint;
+  String nameServer;
+  String transport = "grpc";
   String jdbcUrl;
   String user;
   String password = "";
@@ -32,6 +34,10 @@ public final class DemoOptions {
             while faults are injected, then reconciles everything from the database.
 
               --orders N             payments to commit (default 2000)
+              --transport T          grpc (default: through the RocketMQ 5 proxy) or remoting
+                                     (straight to the brokers through the NameServer)
+              --name-server h:p      an external NameServer (remoting) instead of the embedded
+                                     cluster; same topic and groups as for --endpoint
               --endpoint host:port   an external RocketMQ 5 gRPC proxy instead of the embedded one;
                                      it must already have the TRANSACTION topic 'payment' and the
                                      consumer groups points, notification, search-projection
@@ -65,6 +71,17 @@ public final class DemoOptions {
       switch (a) {
         case "--orders" -> o.orders = positive(a, value(args, ++i, a));
         case "--endpoint" -> o.endpoint = value(args, ++i, a);
+        case "--name-server" -> {
+          o.nameServer = value(args, ++i, a);
+          o.transport = "remoting";
+        }
+        case "--transport" -> {
+          o.transport = value(args, ++i, a);
+          if (!o.transport.equals("grpc") && !o.transport.equals("remoting")) {
+            throw new IllegalArgumentException(
+                "--transport must be grpc or remoting, was " + o.transport);
+          }
+        }
         case "--jdbc-url" -> o.jdbcUrl = value(args, ++i, a);
         case "--user" -> o.user = value(args, ++i, a);
         case "--password" -> o.password = value(args, ++i, a);
@@ -83,6 +100,14 @@ public final class DemoOptions {
           o.faults.remove(f);
         }
       }
+    }
+    if (o.endpoint != null && o.nameServer != null) {
+      throw new IllegalArgumentException(
+          "give --endpoint (gRPC) or --name-server (remoting), not both");
+    }
+    if (o.endpoint != null && o.transport.equals("remoting")) {
+      throw new IllegalArgumentException(
+          "--endpoint is a gRPC proxy: use --name-server for remoting");
     }
     return o;
   }

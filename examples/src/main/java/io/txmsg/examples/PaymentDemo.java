@@ -14,6 +14,7 @@ import io.txmsg.examples.notification.FakeSmsGateway;
 import io.txmsg.examples.payment.PaymentCheckbackResolver;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.rocketmq.TopicType;
+import io.txmsg.transport.BrokerConnection;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,20 +44,29 @@ public final class PaymentDemo {
         o.orders, o.faults.isEmpty() ? "off" : "on " + o.faults, workDir.resolve("demo.log"));
     EmbeddedRocketMQ mq = null;
     try {
-      String endpoint = o.endpoint;
-      if (endpoint == null) {
+      BrokerConnection connection;
+      if (o.endpoint == null && o.nameServer == null) {
         out.println("[1/6] starting embedded RocketMQ 5 (NameServer + Broker + gRPC proxy)...");
         mq = EmbeddedRocketMQ.builder().start();
-        endpoint = mq.grpcEndpoint();
+        connection =
+            o.transport.equals("remoting")
+                ? BrokerConnection.nameServer(mq.namesrvAddress())
+                : BrokerConnection.endpoints(mq.grpcEndpoint());
         mq.createTopic(PaymentEvents.TOPIC, TopicType.TRANSACTION);
         for (String g : GROUPS) {
           mq.createConsumerGroup(g, 5, Duration.ofMillis(500), Duration.ofSeconds(2));
         }
-        out.printf("      ready at %s after %.1f s%n", endpoint, seconds(t0));
+        out.printf(
+            "      ready at %s (%s) after %.1f s%n",
+            connection.address(), connection.protocol(), seconds(t0));
       } else {
+        connection =
+            o.nameServer != null
+                ? BrokerConnection.nameServer(o.nameServer)
+                : BrokerConnection.endpoints(o.endpoint);
         out.printf(
             "[1/6] using RocketMQ at %s: the TRANSACTION topic '%s' and the groups %s must exist%n",
-            endpoint, PaymentEvents.TOPIC, GROUPS);
+            connection.address(), PaymentEvents.TOPIC, GROUPS);
       }
       String url =
           o.jdbcUrl != null
@@ -67,7 +77,7 @@ public final class PaymentDemo {
             "[2/6] database %s%n      inspect it: java -jar txmsg-cli/target/txmsg.jar journal"
                 + " stats --jdbc-url '%s'%n",
             url, url);
-        return runApplication(o, out, t0, endpoint, ds);
+        return runApplication(o, out, t0, connection, ds);
       }
     } finally {
       if (mq != null) {
@@ -77,7 +87,7 @@ public final class PaymentDemo {
   }
 
   private static ReconciliationReport runApplication(
-      DemoOptions o, PrintStream out, long t0, String endpoint, HikariDataSource ds)
+      DemoOptions o, PrintStream out, long t0, BrokerConnection connection, HikariDataSource ds)
       throws Exception {
     JdbcTemplate jdbc = new JdbcTemplate(ds);
     if (DemoSchema.rows(jdbc) > 0) {
@@ -93,7 +103,8 @@ public final class PaymentDemo {
     out.println("[3/6] starting the Spring application (producer, 3 consumer groups)...");
     AnnotationConfigApplicationContext ctx = new AnnotationConfigApplicationContext();
     ctx.registerBean("dataSource", DataSource.class, () -> ds);
-    ctx.registerBean(DemoEnvironment.class, () -> new DemoEnvironment(endpoint, o.consumerThreads));
+    ctx.registerBean(
+        DemoEnvironment.class, () -> new DemoEnvironment(connection, o.consumerThreads));
     ctx.registerBean(FaultPlan.class, () -> plan);
     ctx.registerBean(FakeSmsGateway.class, () -> gateway);
     ctx.registerBean(MeterRegistry.class, () -> registry);
@@ -102,7 +113,7 @@ public final class PaymentDemo {
       ctx.refresh();
       try (PoisonAndDuplicateSender rogue =
           new PoisonAndDuplicateSender(
-              endpoint, jdbc, ctx.getBean(PaymentCheckbackResolver.class))) {
+              connection, jdbc, ctx.getBean(PaymentCheckbackResolver.class))) {
         out.printf("      started after %.1f s%n", seconds(t0));
         return new Scenario(o, out, t0, ctx, jdbc, plan, gateway, registry, rogue).play();
       }

@@ -3,15 +3,19 @@ package io.txmsg.examples;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The README's demo, small: 200 orders with every fault on, on the embedded broker and H2. Asserts
- * on the report object, never on the console output.
+ * The README's demo, small: 200 orders with every fault on, on the embedded broker and H2, over
+ * each transport. Asserts on the report object, never on the console output.
  */
 class PaymentDemoTest {
-  @Test
-  void everyInvariantHoldsWithEveryFaultOn() throws Exception {
-    ReconciliationReport report = PaymentDemo.run(DemoOptions.parse("--orders", "200"), System.out);
+  @ParameterizedTest
+  @ValueSource(strings = {"grpc", "remoting"})
+  void everyInvariantHoldsWithEveryFaultOn(String transport) throws Exception {
+    ReconciliationReport report =
+        PaymentDemo.run(DemoOptions.parse("--orders", "200", "--transport", transport), System.out);
     report.print(System.out);
 
     assertThat(report.pending()).as("still pending").isEmpty();
@@ -27,6 +31,7 @@ class PaymentDemoTest {
   void badArgumentsExitWithTwo() {
     assertThat(DemoMain.run(new String[] {"--orders", "x"})).isEqualTo(2);
     assertThat(DemoMain.run(new String[] {"--no-such-flag"})).isEqualTo(2);
+    assertThat(DemoMain.run(new String[] {"--transport", "amqp"})).isEqualTo(2);
   }
 
   @Test

@@ -1,6 +1,6 @@
 package io.txmsg.consumer;
 
-import static io.txmsg.consumer.ConsumerHarness.DB;
+import static io.txmsg.consumer.ConsumerHarness.REAL;
 import static io.txmsg.consumer.ConsumerHarness.awaitDb;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,6 +9,7 @@ import io.txmsg.consumer.ConsumerHarness.Paid;
 import io.txmsg.store.CommandMapper;
 import io.txmsg.store.CommandRow;
 import io.txmsg.testkit.db.TestDatabase;
+import io.txmsg.testkit.transport.TestTransport;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -23,10 +24,10 @@ class CommandOutboxTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
 
   @ParameterizedTest
-  @MethodSource(DB)
-  void anExternalCallFailingTwiceThenSucceedingIsExecutedOncePerIdempotencyKey(TestDatabase kind)
-      throws Exception {
-    try (ConsumerHarness h = new ConsumerHarness(kind)) {
+  @MethodSource(REAL)
+  void anExternalCallFailingTwiceThenSucceedingIsExecutedOncePerIdempotencyKey(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    try (ConsumerHarness h = new ConsumerHarness(transport, kind)) {
       String g = h.group("notification", 5);
       Map<String, Integer> calls = new ConcurrentHashMap<>();
       Map<String, Integer> delivered = new ConcurrentHashMap<>();

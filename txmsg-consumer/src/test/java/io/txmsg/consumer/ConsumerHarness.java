@@ -45,6 +45,9 @@ import java.util.function.Predicate;
 final class ConsumerHarness implements AutoCloseable {
   static final String DB = "io.txmsg.testkit.db.TestDatabases#enabled";
 
+  /** gRPC and remoting × every enabled database. */
+  static final String REAL = "io.txmsg.testkit.transport.TestTransport#realWithDatabases";
+
   final TestTransport.Open transport;
   final DatabaseFixture db;
   final SwitchableDataSource dataSource;
@@ -56,11 +59,6 @@ final class ConsumerHarness implements AutoCloseable {
   volatile Predicate<String> dropAck = id -> false;
   private final ProducerChannel producer;
   private final List<TxConsumers> consumers = new ArrayList<>();
-
-  /** On gRPC and the shared embedded cluster. */
-  ConsumerHarness(TestDatabase kind) throws Exception {
-    this(TestTransport.GRPC, kind);
-  }
 
   ConsumerHarness(TestTransport kind, TestDatabase database) throws Exception {
     transport = kind.open();

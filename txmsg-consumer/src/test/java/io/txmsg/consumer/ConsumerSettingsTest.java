@@ -33,8 +33,7 @@ class ConsumerSettingsTest {
                       .settings(new TxConsumerSettings())
                       .build())
           .isInstanceOfSatisfying(
-              InvalidSettingsException.class,
-              e -> assertThat(e.setting()).isEqualTo("connection"));
+              InvalidSettingsException.class, e -> assertThat(e.setting()).isEqualTo("connection"));
     }
   }
 

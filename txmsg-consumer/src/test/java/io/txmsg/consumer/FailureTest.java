@@ -1,6 +1,6 @@
 package io.txmsg.consumer;
 
-import static io.txmsg.consumer.ConsumerHarness.DB;
+import static io.txmsg.consumer.ConsumerHarness.REAL;
 import static io.txmsg.consumer.ConsumerHarness.await;
 import static io.txmsg.consumer.ConsumerHarness.awaitDb;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -11,6 +11,7 @@ import io.txmsg.api.consumer.PermanentConsumeException;
 import io.txmsg.consumer.ConsumerHarness.Paid;
 import io.txmsg.store.DeadLetterRow;
 import io.txmsg.testkit.db.TestDatabase;
+import io.txmsg.testkit.transport.TestTransport;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLTransientException;
 import java.time.Duration;
@@ -27,10 +28,10 @@ class FailureTest {
   private static final Duration WAIT = Duration.ofSeconds(40);
 
   @ParameterizedTest
-  @MethodSource(DB)
-  void aTransientErrorTwiceThenSuccessIsAppliedOnceWithItsAttemptsRecorded(TestDatabase kind)
-      throws Exception {
-    try (ConsumerHarness h = new ConsumerHarness(kind)) {
+  @MethodSource(REAL)
+  void aTransientErrorTwiceThenSuccessIsAppliedOnceWithItsAttemptsRecorded(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    try (ConsumerHarness h = new ConsumerHarness(transport, kind)) {
       String g = h.group("points", 5);
       AtomicInteger calls = new AtomicInteger();
       h.start(
@@ -59,10 +60,10 @@ class FailureTest {
   }
 
   @ParameterizedTest
-  @MethodSource(DB)
-  void aPermanentErrorParksAtOnceWithItsClassAndMessageAndLeavesNoBusinessWrite(TestDatabase kind)
-      throws Exception {
-    try (ConsumerHarness h = new ConsumerHarness(kind)) {
+  @MethodSource(REAL)
+  void aPermanentErrorParksAtOnceWithItsClassAndMessageAndLeavesNoBusinessWrite(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    try (ConsumerHarness h = new ConsumerHarness(transport, kind)) {
       String g = h.group("points", 5);
       AtomicInteger calls = new AtomicInteger();
       h.start(
@@ -99,10 +100,10 @@ class FailureTest {
   }
 
   @ParameterizedTest
-  @MethodSource(DB)
-  void malformedEnvelopesAndUndecodablePayloadsAreParkedWhileTheRestFlows(TestDatabase kind)
-      throws Exception {
-    try (ConsumerHarness h = new ConsumerHarness(kind)) {
+  @MethodSource(REAL)
+  void malformedEnvelopesAndUndecodablePayloadsAreParkedWhileTheRestFlows(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    try (ConsumerHarness h = new ConsumerHarness(transport, kind)) {
       String g = h.group("points", 5);
       h.start(
           h.consumers(h.settings(g))
@@ -149,10 +150,10 @@ class FailureTest {
   }
 
   @ParameterizedTest
-  @MethodSource(DB)
-  void anEventTypeWithoutHandlerIsRetriedThenParkedAndIgnoredTypesAreAcked(TestDatabase kind)
-      throws Exception {
-    try (ConsumerHarness h = new ConsumerHarness(kind)) {
+  @MethodSource(REAL)
+  void anEventTypeWithoutHandlerIsRetriedThenParkedAndIgnoredTypesAreAcked(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    try (ConsumerHarness h = new ConsumerHarness(transport, kind)) {
       String g = h.group("points", 2);
       TxConsumerSettings s = h.settings();
       s.group(ConsumerGroupConfig.of(g).subscribe(h.topic).ignore("Heartbeat"));
@@ -177,10 +178,10 @@ class FailureTest {
   }
 
   @ParameterizedTest
-  @MethodSource(DB)
+  @MethodSource(REAL)
   void aDatabaseOutageNeverLeavesAnEventInTheBrokerDlqUnnoticedAndEverythingIsAppliedOnceAfter(
-      TestDatabase kind) throws Exception {
-    try (ConsumerHarness h = new ConsumerHarness(kind)) {
+      TestTransport transport, TestDatabase kind) throws Exception {
+    try (ConsumerHarness h = new ConsumerHarness(transport, kind)) {
       String g = h.group("points", 3); // 4 deliveries, about 2.5 s of retries
       Map<String, Integer> runs = new ConcurrentHashMap<>();
       TxConsumers c =

@@ -1,6 +1,6 @@
 package io.txmsg.consumer;
 
-import static io.txmsg.consumer.ConsumerHarness.DB;
+import static io.txmsg.consumer.ConsumerHarness.REAL;
 import static io.txmsg.consumer.ConsumerHarness.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -17,7 +17,7 @@ import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.rocketmq.TopicType;
-import io.txmsg.transport.BrokerConnection;
+import io.txmsg.testkit.transport.TestTransport;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -30,9 +30,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 class MetricsTest {
 
   @ParameterizedTest
-  @MethodSource(DB)
-  void producerAndConsumerMetersHaveTheDocumentedNamesAndBoundedTags(TestDatabase kind)
-      throws Exception {
+  @MethodSource(REAL)
+  void producerAndConsumerMetersHaveTheDocumentedNamesAndBoundedTags(
+      TestTransport transport, TestDatabase kind) throws Exception {
     EmbeddedRocketMQ mq = EmbeddedRocketMQ.shared();
     String topic = "m-" + UUID.randomUUID().toString().substring(0, 8);
     String group = "points-" + topic;
@@ -45,7 +45,7 @@ class MetricsTest {
                 .dataSource(db.dataSource())
                 .settings(
                     new TxProducerSettings()
-                        .connection(BrokerConnection.endpoints(mq.grpcEndpoint()))
+                        .connection(transport.connection(mq))
                         .topics(topic)
                         .storeId("metrics-" + kind.id())
                         .autoCreateSchema(true))
@@ -61,9 +61,7 @@ class MetricsTest {
         TxConsumers consumers =
             TxConsumers.builder()
                 .dataSource(db.dataSource())
-                .settings(
-                    new TxConsumerSettings()
-                        .connection(BrokerConnection.endpoints(mq.grpcEndpoint())))
+                .settings(new TxConsumerSettings().connection(transport.connection(mq)))
                 .handler(
                     HandlerDefinition.of(group, topic, "PaymentSucceeded", Paid.class, (e, c) -> {})
                         .versionGuard(true)

@@ -1,6 +1,6 @@
 package io.txmsg.consumer;
 
-import static io.txmsg.consumer.ConsumerHarness.DB;
+import static io.txmsg.consumer.ConsumerHarness.REAL;
 import static io.txmsg.consumer.ConsumerHarness.awaitDb;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,6 +8,7 @@ import io.txmsg.api.consumer.PermanentConsumeException;
 import io.txmsg.consumer.ConsumerHarness.Paid;
 import io.txmsg.store.DeadLetterRow;
 import io.txmsg.testkit.db.TestDatabase;
+import io.txmsg.testkit.transport.TestTransport;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -20,10 +21,10 @@ class ReplayTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
 
   @ParameterizedTest
-  @MethodSource(DB)
-  void aRedeliveryRacingAReplayOfTheSameParkedEventAppliesItOnce(TestDatabase kind)
-      throws Exception {
-    try (ConsumerHarness h = new ConsumerHarness(kind)) {
+  @MethodSource(REAL)
+  void aRedeliveryRacingAReplayOfTheSameParkedEventAppliesItOnce(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    try (ConsumerHarness h = new ConsumerHarness(transport, kind)) {
       String g = h.group("points", 5);
       AtomicBoolean fixed = new AtomicBoolean();
       AtomicInteger applied = new AtomicInteger();
@@ -72,10 +73,10 @@ class ReplayTest {
   }
 
   @ParameterizedTest
-  @MethodSource(DB)
-  void aReplayThatFailsAgainLeavesTheDeadLetterParkedWithTheNewError(TestDatabase kind)
-      throws Exception {
-    try (ConsumerHarness h = new ConsumerHarness(kind)) {
+  @MethodSource(REAL)
+  void aReplayThatFailsAgainLeavesTheDeadLetterParkedWithTheNewError(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    try (ConsumerHarness h = new ConsumerHarness(transport, kind)) {
       String g = h.group("points", 5);
       AtomicInteger calls = new AtomicInteger();
       TxConsumers c =
@@ -105,10 +106,10 @@ class ReplayTest {
   }
 
   @ParameterizedTest
-  @MethodSource(DB)
-  void aTooOldEventIsParkedAndItsReplayChecksTheConsumeLogArchiveFirst(TestDatabase kind)
-      throws Exception {
-    try (ConsumerHarness h = new ConsumerHarness(kind)) {
+  @MethodSource(REAL)
+  void aTooOldEventIsParkedAndItsReplayChecksTheConsumeLogArchiveFirst(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    try (ConsumerHarness h = new ConsumerHarness(transport, kind)) {
       String g = h.group("points", 5);
       AtomicInteger runs = new AtomicInteger();
       TxConsumers c =

@@ -23,13 +23,13 @@ import org.slf4j.LoggerFactory;
  *   <li>another store's message, or no txmsg envelope: acknowledged and left alone;
  *   <li>no journal row: acknowledged and left (the local transaction never committed);
  *   <li>DEAD or SENT row: left (SENT is republished under PROXY_ACK only, where it proves nothing);
- *   <li>otherwise the row is claimed through the reconciler's owner token and lease and
- *       republished from the journal, never from the message body; the claim records
- *       BROKER_GAVE_UP on the row and the outcome is counted ({@code txmsg.giveup}).
+ *   <li>otherwise the row is claimed through the reconciler's owner token and lease and republished
+ *       from the journal, never from the message body; the claim records BROKER_GAVE_UP on the row
+ *       and the outcome is counted ({@code txmsg.giveup}).
  * </ul>
  *
- * A row leased to a live owner (a reconciler round mid-republish) is left to that owner. A
- * database failure answers RETRY: the message comes back later.
+ * A row leased to a live owner (a reconciler round mid-republish) is left to that owner. A database
+ * failure answers RETRY: the message comes back later.
  */
 final class GivenUpRepublisher implements DeliveryHandler {
   private static final Logger log = LoggerFactory.getLogger(GivenUpRepublisher.class);

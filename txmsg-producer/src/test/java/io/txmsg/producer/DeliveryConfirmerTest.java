@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.rocketmq.TopicType;
+import io.txmsg.testkit.transport.TestTransport;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -14,7 +15,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** The confirm group against the real embedded broker (H2: the logic is not dialect-specific). */
 class DeliveryConfirmerTest {
@@ -24,16 +26,21 @@ class DeliveryConfirmerTest {
    * most of its time long-polling the idle one (seconds per receive) and confirmed about 30 events
    * per second; one consumer per topic confirms the busy topic at its own pace.
    */
-  @Test
-  void anIdleTopicDoesNotHoldUpConfirmationOfABusyOne() throws Exception {
+  @ParameterizedTest
+  @EnumSource(
+      value = TestTransport.class,
+      names = {"GRPC", "REMOTING"})
+  void anIdleTopicDoesNotHoldUpConfirmationOfABusyOne(TestTransport transport) throws Exception {
     EmbeddedRocketMQ mq = EmbeddedRocketMQ.shared();
     String idle = "idle-" + UUID.randomUUID().toString().substring(0, 8);
     mq.createTopic(idle, TopicType.TRANSACTION);
     try (ProducerHarness h =
         new ProducerHarness(
             TestDatabase.H2,
-            mq,
-            s -> s.topics(s.topics().iterator().next(), idle).storeId("confirm-idle"))) {
+            transport.on(mq),
+            s ->
+                s.topics(s.topics().iterator().next(), idle)
+                    .storeId("confirm-idle-" + transport.name().toLowerCase()))) {
       int events = 400;
       List<String> ids = new ArrayList<>();
       for (int i = 0; i < events; i++) {

@@ -38,6 +38,13 @@ import org.apache.ibatis.session.SqlSession;
 final class ProducerHarness implements AutoCloseable {
   final DatabaseFixture db;
   final String topic;
+
+  /**
+   * Unique per harness: over remoting the producer group is per store, and two harnesses of one
+   * store id alive at once would answer each other's check-backs from the wrong database.
+   */
+  final String storeId;
+
   final TxProducer txmsg;
   final TestTransport.Open transport;
   final SwitchableInterceptor interceptor = new SwitchableInterceptor();
@@ -67,11 +74,12 @@ final class ProducerHarness implements AutoCloseable {
       s.execute("CREATE TABLE payment (id VARCHAR(64) PRIMARY KEY, amount INT NOT NULL)");
     }
     topic = "pay-" + UUID.randomUUID().toString().substring(0, 8);
+    storeId = "store-" + kind.id() + "-" + topic.substring(4);
     transport.createTopic(topic, TopicType.TRANSACTION);
     TxProducerSettings settings =
         new TxProducerSettings()
             .topics(topic)
-            .storeId("store-" + kind.id())
+            .storeId(storeId)
             .autoCreateSchema(true)
             .republishAfter(Duration.ofSeconds(60))
             .leaseDuration(Duration.ofSeconds(10))

@@ -35,8 +35,7 @@ class ProducerSettingsTest {
                       .settings(new TxProducerSettings().topics("t"))
                       .build())
           .isInstanceOfSatisfying(
-              InvalidSettingsException.class,
-              e -> assertThat(e.setting()).isEqualTo("connection"));
+              InvalidSettingsException.class, e -> assertThat(e.setting()).isEqualTo("connection"));
       assertThatThrownBy(() -> new TxProducerSettings().tablePrefix("x; DROP TABLE y").validate())
           .isInstanceOfSatisfying(
               InvalidSettingsException.class,

@@ -64,9 +64,12 @@ class ProducerStartChecksTest {
     }
   }
 
-  @Test
-  void aMissingTopicFailsTheBuildOverGrpcNamingItAndSayingNotFound() throws Exception {
-    try (TestTransport.Open t = TestTransport.GRPC.open();
+  @ParameterizedTest
+  @EnumSource(
+      value = TestTransport.class,
+      names = {"GRPC", "REMOTING"})
+  void aMissingTopicFailsTheBuildNamingItAndSayingNotFound(TestTransport kind) throws Exception {
+    try (TestTransport.Open t = kind.open();
         DatabaseFixture db = TestDatabase.H2.open()) {
       String missing = topic();
       assertThatThrownBy(() -> builder(db, t, missing).build())

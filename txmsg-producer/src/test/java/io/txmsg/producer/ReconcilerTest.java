@@ -13,6 +13,7 @@ import io.txmsg.store.JournalMapper;
 import io.txmsg.store.JournalRow;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
+import io.txmsg.testkit.transport.TestTransport;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
@@ -37,7 +38,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * keeps production-like settings), a resolver that cannot answer, and the reconciler.
  */
 class ReconcilerTest {
-  private static final String DB = "io.txmsg.testkit.db.TestDatabases#enabled";
+  private static final String DB = "io.txmsg.testkit.transport.TestTransport#realWithDatabases";
   private static EmbeddedRocketMQ givingUp;
 
   @BeforeAll
@@ -63,15 +64,22 @@ class ReconcilerTest {
     }
   }
 
+  /**
+   * Over gRPC the reconciler republishes the row after republishAfter (6 s here). Over remoting the
+   * give-up drain reads the broker's give-up topic and republishes at once, well before
+   * republishAfter (60 s here), recording BROKER_GAVE_UP on the row.
+   */
   @ParameterizedTest
   @MethodSource(DB)
   void aCommitTheBrokerNeverReceivedAndThenGaveUpOnIsRepublishedDeliveredAndConfirmed(
-      TestDatabase kind) throws Exception {
+      TestTransport transport, TestDatabase kind) throws Exception {
+    boolean drain = transport == TestTransport.REMOTING;
+    Duration republishAfter = drain ? Duration.ofSeconds(60) : Duration.ofSeconds(6);
     try (ProducerHarness h =
         new ProducerHarness(
             kind,
-            givingUp,
-            s -> s.republishAfter(Duration.ofSeconds(6)).reconcileInterval(Duration.ofMillis(500)),
+            transport.on(givingUp),
+            s -> s.republishAfter(republishAfter).reconcileInterval(Duration.ofMillis(500)),
             new Unreachable())) {
       h.interceptor.delegate =
           new ProducerInterceptor() {
@@ -87,11 +95,20 @@ class ReconcilerTest {
       assertThat(await(Duration.ofSeconds(40), () -> h.deliveryCount(eventId) >= 1))
           .as("republished after the broker gave up")
           .isTrue();
+      long ms = Duration.ofNanos(System.nanoTime() - start).toMillis();
       System.out.println(
-          "MEASURED give-up-to-delivery via reconciler ms="
-              + Duration.ofNanos(System.nanoTime() - start).toMillis()
+          "MEASURED give-up-to-delivery via "
+              + (drain ? "give-up drain" : "reconciler")
+              + " ms="
+              + ms
               + " db="
               + kind.id());
+      if (drain) {
+        assertThat(ms).as("delivered by the drain, not after republishAfter").isLessThan(45_000);
+        assertThat(h.journal(eventId).getLastErrorCode()).isEqualTo("BROKER_GAVE_UP");
+      } else {
+        assertThat(h.journal(eventId).getLastErrorCode()).isNotEqualTo("BROKER_GAVE_UP");
+      }
       assertThat(await(Duration.ofSeconds(20), () -> "SENT".equals(h.journalStatus(eventId))))
           .isTrue();
       Thread.sleep(2000);
@@ -101,9 +118,10 @@ class ReconcilerTest {
 
   @ParameterizedTest
   @MethodSource(DB)
-  void twoReconcilersClaimDisjointRowsAndAPermanentErrorMakesTheRowDead(TestDatabase kind)
-      throws Exception {
-    try (ProducerHarness h = new ProducerHarness(kind, givingUp, s -> s.reconcilerEnabled(false))) {
+  void twoReconcilersClaimDisjointRowsAndAPermanentErrorMakesTheRowDead(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    try (ProducerHarness h =
+        new ProducerHarness(kind, transport.on(givingUp), s -> s.reconcilerEnabled(false))) {
       List<String> ids = new ArrayList<>();
       for (int i = 0; i < 40; i++) {
         ids.add(insertDueRow(h, "missing-topic-" + UUID.randomUUID().toString().substring(0, 6)));
@@ -138,11 +156,12 @@ class ReconcilerTest {
 
   @ParameterizedTest
   @MethodSource(DB)
-  void aTransientPublishFailureRetriesWithGrowingBackoff(TestDatabase kind) throws Exception {
+  void aTransientPublishFailureRetriesWithGrowingBackoff(TestTransport transport, TestDatabase kind)
+      throws Exception {
     try (ProducerHarness h =
         new ProducerHarness(
             kind,
-            givingUp,
+            transport.on(givingUp),
             s ->
                 s.reconcilerEnabled(false)
                     .retryBackoff(Duration.ofMillis(200), Duration.ofMinutes(1)))) {
@@ -178,7 +197,7 @@ class ReconcilerTest {
     String eventId = "evt-" + UUID.randomUUID();
     row.setEventId(eventId);
     row.setAttemptId(UUID.randomUUID().toString());
-    row.setStoreId("store-" + h.db.kind().id());
+    row.setStoreId(h.storeId);
     row.setAggregateType("Payment");
     row.setAggregateId(eventId);
     row.setAggregateVersion(1);

@@ -3,6 +3,7 @@ package io.txmsg.reliability;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.testkit.db.TestDatabase;
+import io.txmsg.testkit.transport.TestTransport;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -11,12 +12,13 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /** SIGKILL of the consumer JVM inside a handler and between commit and ack, repeatedly. */
 class ConsumerCrashTest {
-  private static final String DB = "io.txmsg.testkit.db.TestDatabases#enabled";
+  private static final String DB = "io.txmsg.testkit.transport.TestTransport#realWithDatabases";
 
   @ParameterizedTest
   @MethodSource(DB)
-  void killedMidHandlerAndAfterCommitBeforeAck(TestDatabase kind) throws Exception {
-    try (World w = new World(kind)) {
+  void killedMidHandlerAndAfterCommitBeforeAck(TestTransport transport, TestDatabase kind)
+      throws Exception {
+    try (World w = new World(transport, kind)) {
       Child producer = w.producer("producer", "count", "0");
       int rounds = Scale.pick(1, 10);
       long next = 0;

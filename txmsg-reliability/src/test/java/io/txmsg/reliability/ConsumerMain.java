@@ -36,7 +36,7 @@ public final class ConsumerMain {
             .dataSource(ds)
             .settings(
                 Handlers.settings(
-                    a.get("endpoint"), a.get("topic"), a.get("points"), a.get("proj")))
+                    Handlers.connection(a), a.get("topic"), a.get("points"), a.get("proj")))
             .interceptor(
                 new ConsumerInterceptor() {
                   @Override

@@ -21,9 +21,17 @@ final class Handlers {
 
   private Handlers() {}
 
-  static TxConsumerSettings settings(String endpoint, String topic, String points, String proj) {
+  /** The connection a child JVM was told to use: {@code transport} is GRPC or REMOTING. */
+  static BrokerConnection connection(Args a) {
+    return "REMOTING".equals(a.get("transport"))
+        ? BrokerConnection.nameServer(a.get("namesrv"))
+        : BrokerConnection.endpoints(a.get("endpoint"));
+  }
+
+  static TxConsumerSettings settings(
+      BrokerConnection connection, String topic, String points, String proj) {
     return new TxConsumerSettings()
-        .connection(BrokerConnection.endpoints(endpoint))
+        .connection(connection)
         .consumptionThreads(4)
         .dlqDrain(true, Duration.ofSeconds(2))
         .group(ConsumerGroupConfig.of(points).subscribe(topic))

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.api.Envelope;
 import io.txmsg.testkit.db.TestDatabase;
+import io.txmsg.testkit.transport.TestTransport;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -23,13 +24,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  * into the stream.
  */
 class LoadShapeTest {
-  private static final String DB = "io.txmsg.testkit.db.TestDatabases#enabled";
+  private static final String DB = "io.txmsg.testkit.transport.TestTransport#realWithDatabases";
 
   @ParameterizedTest
   @MethodSource(DB)
-  void twoProducersTwoConsumerInstancesADuplicateStormAndInterleavedVersions(TestDatabase kind)
-      throws Exception {
-    try (World w = new World(kind)) {
+  void twoProducersTwoConsumerInstancesADuplicateStormAndInterleavedVersions(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    try (World w = new World(transport, kind)) {
       w.consumers();
       w.consumers(); // a second instance of both groups
       int perProducer = Scale.pick(60, 600);
@@ -85,9 +86,9 @@ class LoadShapeTest {
 
   @ParameterizedTest
   @MethodSource(DB)
-  void malformedAndOversizedMessagesUnderLoadAreParkedWhileTheRestFlows(TestDatabase kind)
-      throws Exception {
-    try (World w = new World(kind)) {
+  void malformedAndOversizedMessagesUnderLoadAreParkedWhileTheRestFlows(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    try (World w = new World(transport, kind)) {
       w.consumers();
       Child load =
           w.producer(

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.reliability.ProducerMain.CrashPoint;
 import io.txmsg.testkit.db.TestDatabase;
+import io.txmsg.testkit.transport.TestTransport;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -16,7 +17,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * twice, no stale projection, nothing stuck.
  */
 class ProducerCrashTest {
-  private static final String DB = "io.txmsg.testkit.db.TestDatabases#enabled";
+  private static final String DB = "io.txmsg.testkit.transport.TestTransport#realWithDatabases";
   private static final List<CrashPoint> POINTS =
       List.of(
           CrashPoint.AFTER_HALF_SEND,
@@ -26,20 +27,26 @@ class ProducerCrashTest {
 
   @ParameterizedTest
   @MethodSource(DB)
-  void killedAtEveryCrashPointWhileASecondProducerAnswersCheckBacks(TestDatabase kind)
-      throws Exception {
-    run(kind, "producer-kill, second producer alive", true, Scale.pick(1, 50));
+  void killedAtEveryCrashPointWhileASecondProducerAnswersCheckBacks(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    run(transport, kind, "producer-kill, second producer alive", true, Scale.pick(1, 50));
   }
 
   @ParameterizedTest
   @MethodSource(DB)
-  void killedAtEveryCrashPointWithNoProducerAliveUntilARestart(TestDatabase kind) throws Exception {
-    run(kind, "producer-kill, none alive until restart", false, Scale.pick(1, 10));
+  void killedAtEveryCrashPointWithNoProducerAliveUntilARestart(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    run(transport, kind, "producer-kill, none alive until restart", false, Scale.pick(1, 10));
   }
 
-  private static void run(TestDatabase kind, String scenario, boolean answerer, int killsPerPoint)
+  private static void run(
+      TestTransport transport,
+      TestDatabase kind,
+      String scenario,
+      boolean answerer,
+      int killsPerPoint)
       throws Exception {
-    try (World w = new World(kind)) {
+    try (World w = new World(transport, kind)) {
       w.consumers();
       if (answerer) {
         w.producer("answerer", "count", "0");

@@ -6,7 +6,6 @@ import io.txmsg.api.ProducerInterceptor;
 import io.txmsg.api.TxMessage;
 import io.txmsg.producer.TxProducer;
 import io.txmsg.producer.TxProducerSettings;
-import io.txmsg.transport.BrokerConnection;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -70,7 +69,7 @@ public final class ProducerMain {
         .dataSource(ds)
         .settings(
             new TxProducerSettings()
-                .connection(BrokerConnection.endpoints(a.get("endpoint")))
+                .connection(Handlers.connection(a))
                 .topics(a.get("topic"))
                 .storeId(a.get("store"))
                 .republishAfter(Duration.ofMillis(a.getLong("republishAfterMs", 8_000)))

@@ -9,7 +9,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 
-/** Appends one result row per scenario and database to target/reliability/results.md. */
+/** Appends one result row per scenario, transport and database to target/reliability/results.md. */
 final class Report {
   private Report() {}
 
@@ -28,8 +28,9 @@ final class Report {
     String line =
         String.format(
             Locale.ROOT,
-            "| %s | %s | %s | %d | %d | %d | %d | %d | %d | %d | %d | %s |%n",
+            "| %s | %s | %s | %s | %d | %d | %d | %d | %d | %d | %d | %d | %s |%n",
             scenario,
+            w.transport.name().toLowerCase(Locale.ROOT),
             w.kind.id(),
             Scale.isLong() ? "long" : "short",
             v.facts(),
@@ -47,9 +48,9 @@ final class Report {
     if (!Files.exists(file)) {
       Files.writeString(
           file,
-          "| scenario | db | scale | facts | faults | lost | phantom | duplicate applied | stale"
+          "| scenario | transport | db | scale | facts | faults | lost | phantom | duplicate applied | stale"
               + " | stuck | duplicates absorbed | recovery ms p50 / p99 |\n"
-              + "|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+              + "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
           StandardCharsets.UTF_8);
     }
     Files.writeString(file, line, StandardCharsets.UTF_8, StandardOpenOption.APPEND);

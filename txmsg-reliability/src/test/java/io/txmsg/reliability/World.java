@@ -11,6 +11,7 @@ import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.rocketmq.TopicType;
+import io.txmsg.testkit.transport.TestTransport;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.sql.Connection;
@@ -35,6 +36,7 @@ import org.h2.tools.Server;
  */
 final class World implements AutoCloseable {
   final TestDatabase kind;
+  final TestTransport transport;
   final EmbeddedRocketMQ mq = EmbeddedRocketMQ.shared();
   final String topic = "rel-" + UUID.randomUUID().toString().substring(0, 8);
   final String points = "points-" + topic;
@@ -53,8 +55,9 @@ final class World implements AutoCloseable {
   private Connection h2Keeper;
   private java.nio.file.Path h2Dir;
 
-  World(TestDatabase kind) throws Exception {
+  World(TestTransport transport, TestDatabase kind) throws Exception {
     this.kind = kind;
+    this.transport = transport;
     if (kind == TestDatabase.H2) {
       try (ServerSocket s = new ServerSocket(0)) {
         h2Port = s.getLocalPort();
@@ -109,7 +112,9 @@ final class World implements AutoCloseable {
     m.put("url", url);
     m.put("user", user);
     m.put("password", password);
+    m.put("transport", transport.name());
     m.put("endpoint", mq.grpcEndpoint());
+    m.put("namesrv", mq.namesrvAddress());
     m.put("topic", topic);
     m.put("store", store);
     m.put("points", points);
@@ -154,7 +159,7 @@ final class World implements AutoCloseable {
     TxConsumers c =
         Handlers.register(TxConsumers.builder(), topic, points, proj, null)
             .dataSource(dataSource)
-            .settings(Handlers.settings(mq.grpcEndpoint(), topic, points, proj))
+            .settings(Handlers.settings(transport.connection(mq), topic, points, proj))
             .listener(
                 (g, type, id, outcome) ->
                     outcomes.computeIfAbsent(outcome, k -> new AtomicLong()).incrementAndGet())

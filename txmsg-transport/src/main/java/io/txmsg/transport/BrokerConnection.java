@@ -64,25 +64,23 @@ public final class BrokerConnection {
 
   /** RocketMQ ACL access key and secret; default none. */
   public BrokerConnection withCredentials(String accessKey, String secretKey) {
-    return new BrokerConnection(
-        endpoints, nameServer, accessKey, secretKey, requestTimeout, tls);
+    return new BrokerConnection(endpoints, nameServer, accessKey, secretKey, requestTimeout, tls);
   }
 
   /** Client request timeout (sends, commits, receives); default 3 s. */
   public BrokerConnection withRequestTimeout(Duration requestTimeout) {
-    return new BrokerConnection(
-        endpoints, nameServer, accessKey, secretKey, requestTimeout, tls);
+    return new BrokerConnection(endpoints, nameServer, accessKey, secretKey, requestTimeout, tls);
   }
 
   /**
-   * Whether the connection uses TLS. Defaults follow the clients: true for gRPC (rocketmq-client-java
-   * 5.x), false for remoting (rocketmq-client). Pass false for a proxy that listens in plaintext
-   * only, or to compare transports on equal terms (the benchmarks). The proxy's default TLS mode
-   * (permissive) accepts both; a remoting broker needs its TLS mode set to accept TLS.
+   * Whether the connection uses TLS. Defaults follow the clients: true for gRPC
+   * (rocketmq-client-java 5.x), false for remoting (rocketmq-client). Pass false for a proxy that
+   * listens in plaintext only, or to compare transports on equal terms (the benchmarks). The
+   * proxy's default TLS mode (permissive) accepts both; a remoting broker needs its TLS mode set to
+   * accept TLS.
    */
   public BrokerConnection withTls(boolean tls) {
-    return new BrokerConnection(
-        endpoints, nameServer, accessKey, secretKey, requestTimeout, tls);
+    return new BrokerConnection(endpoints, nameServer, accessKey, secretKey, requestTimeout, tls);
   }
 
   /** The gRPC proxy endpoints, or null when the connection is not gRPC. */

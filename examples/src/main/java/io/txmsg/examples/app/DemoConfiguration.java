@@ -25,7 +25,6 @@ import io.txmsg.producer.JournalCheckbackResolver;
 import io.txmsg.producer.TxProducerSettings;
 import io.txmsg.producer.spring.EnableTxProducer;
 import io.txmsg.store.TxmsgStore;
-import io.txmsg.transport.BrokerConnection;
 import java.time.Duration;
 import javax.sql.DataSource;
 import org.apache.ibatis.annotations.Mapper;
@@ -76,7 +75,7 @@ public class DemoConfiguration {
   @Bean
   TxProducerSettings txMessagingSettings(DemoEnvironment env) {
     return new TxProducerSettings()
-        .connection(BrokerConnection.endpoints(env.endpoints()))
+        .connection(env.connection())
         .topics(PaymentEvents.TOPIC)
         .storeId(PaymentEvents.STORE_ID)
         .autoCreateSchema(true)
@@ -112,7 +111,7 @@ public class DemoConfiguration {
   @Bean
   TxConsumerSettings txConsumerSettings(DemoEnvironment env) {
     return new TxConsumerSettings()
-        .connection(BrokerConnection.endpoints(env.endpoints()))
+        .connection(env.connection())
         .autoCreateSchema(true)
         .consumptionThreads(env.consumerThreads())
         .commandPollInterval(Duration.ofMillis(100))

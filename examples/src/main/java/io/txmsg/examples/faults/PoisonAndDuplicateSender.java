@@ -40,9 +40,10 @@ public final class PoisonAndDuplicateSender implements AutoCloseable {
 
   private final AtomicInteger checkbacks = new AtomicInteger();
 
-  public PoisonAndDuplicateSender(String endpoints, JdbcTemplate jdbc, CheckbackResolver resolver) {
+  public PoisonAndDuplicateSender(
+      BrokerConnection connection, JdbcTemplate jdbc, CheckbackResolver resolver) {
     this.jdbc = jdbc;
-    this.transport = Transports.open(BrokerConnection.endpoints(endpoints));
+    this.transport = Transports.open(connection);
     this.producer =
         transport.openProducer(
             new ProducerSpec(

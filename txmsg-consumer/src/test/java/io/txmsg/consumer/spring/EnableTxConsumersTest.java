@@ -16,6 +16,7 @@ import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.rocketmq.TopicType;
+import io.txmsg.testkit.transport.TestTransport;
 import io.txmsg.transport.BrokerConnection;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -43,6 +44,7 @@ import org.springframework.transaction.PlatformTransactionManager;
  */
 class EnableTxConsumersTest {
   private static final String DB = "io.txmsg.testkit.db.TestDatabases#enabled";
+  private static final String REAL = "io.txmsg.testkit.transport.TestTransport#realWithDatabases";
 
   /** The application's MyBatis mapper. */
   public interface PointsMapper {
@@ -89,6 +91,7 @@ class EnableTxConsumersTest {
   @EnableTxConsumers
   static class App {
     static DataSource dataSource;
+    static BrokerConnection connection;
 
     @Bean
     DataSource dataSource() {
@@ -103,7 +106,7 @@ class EnableTxConsumersTest {
     @Bean
     TxConsumerSettings txConsumerSettings() {
       return new TxConsumerSettings()
-          .connection(BrokerConnection.endpoints(EmbeddedRocketMQ.shared().grpcEndpoint()))
+          .connection(connection)
           .autoCreateSchema(true)
           .group(ConsumerGroupConfig.of("spring-points").subscribe("spring-pay"));
     }
@@ -129,9 +132,9 @@ class EnableTxConsumersTest {
   }
 
   @ParameterizedTest
-  @MethodSource(DB)
-  void aHandlerBeanAppliesEachEventOnceAndItsMapperWritesRollBackWithTheClaim(TestDatabase kind)
-      throws Exception {
+  @MethodSource(REAL)
+  void aHandlerBeanAppliesEachEventOnceAndItsMapperWritesRollBackWithTheClaim(
+      TestTransport transport, TestDatabase kind) throws Exception {
     EmbeddedRocketMQ mq = EmbeddedRocketMQ.shared();
     mq.createTopic("spring-pay", TopicType.TRANSACTION);
     mq.createConsumerGroup("spring-points", 5, Duration.ofMillis(500), Duration.ofSeconds(1));
@@ -142,6 +145,7 @@ class EnableTxConsumersTest {
             "CREATE TABLE points (event_id VARCHAR(64) NOT NULL, account VARCHAR(64), amount INT)");
       }
       App.dataSource = db.dataSource();
+      App.connection = transport.connection(mq);
       try (AnnotationConfigApplicationContext ctx =
               new AnnotationConfigApplicationContext(App.class);
           TxProducer producer =
@@ -149,7 +153,7 @@ class EnableTxConsumersTest {
                   .dataSource(db.dataSource())
                   .settings(
                       new TxProducerSettings()
-                          .connection(BrokerConnection.endpoints(mq.grpcEndpoint()))
+                          .connection(App.connection)
                           .topics("spring-pay")
                           .storeId("spring-" + kind.id())
                           .autoCreateSchema(true))
@@ -172,6 +176,7 @@ class EnableTxConsumersTest {
   void twoHandlersForOneGroupAndEventTypeFailTheStartup(TestDatabase kind) throws Exception {
     try (DatabaseFixture db = kind.open()) {
       App.dataSource = db.dataSource();
+      App.connection = TestTransport.GRPC.connection(EmbeddedRocketMQ.shared());
       AnnotationConfigApplicationContext ctx = new AnnotationConfigApplicationContext();
       ctx.register(App.class);
       ctx.registerBean(DuplicatePoints.class);

@@ -11,6 +11,7 @@ import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.rocketmq.TopicType;
+import io.txmsg.testkit.transport.TestTransport;
 import io.txmsg.transport.BrokerConnection;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -33,6 +34,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 /** The Spring wiring: the application's MyBatis mapper shares the journal's transaction. */
 class EnableTxProducerTest {
   private static final String DB = "io.txmsg.testkit.db.TestDatabases#enabled";
+  private static final String REAL = "io.txmsg.testkit.transport.TestTransport#realWithDatabases";
 
   /** The application's own MyBatis mapper. */
   public interface PaymentMapper {
@@ -47,6 +49,7 @@ class EnableTxProducerTest {
   @EnableTxProducer
   static class App {
     static DataSource dataSource;
+    static BrokerConnection connection;
     static String topic;
 
     @Bean
@@ -62,7 +65,7 @@ class EnableTxProducerTest {
     @Bean
     TxProducerSettings txMessagingSettings() {
       return new TxProducerSettings()
-          .connection(BrokerConnection.endpoints(EmbeddedRocketMQ.shared().grpcEndpoint()))
+          .connection(connection)
           .topics(topic)
           .storeId("spring")
           .autoCreateSchema(true);
@@ -84,14 +87,16 @@ class EnableTxProducerTest {
   }
 
   @ParameterizedTest
-  @MethodSource(DB)
-  void theApplicationsMapperJoinsTheJournalTransaction(TestDatabase kind) throws Exception {
+  @MethodSource(REAL)
+  void theApplicationsMapperJoinsTheJournalTransaction(TestTransport transport, TestDatabase kind)
+      throws Exception {
     try (DatabaseFixture db = kind.open()) {
       try (Connection c = db.dataSource().getConnection();
           Statement s = c.createStatement()) {
         s.execute("CREATE TABLE payment (id VARCHAR(64) PRIMARY KEY, amount INT NOT NULL)");
       }
       App.dataSource = db.dataSource();
+      App.connection = transport.connection(EmbeddedRocketMQ.shared());
       App.topic = "spring-" + UUID.randomUUID().toString().substring(0, 8);
       EmbeddedRocketMQ.shared().createTopic(App.topic, TopicType.TRANSACTION);
       try (AnnotationConfigApplicationContext ctx =

@@ -5,6 +5,7 @@ import java.util.OptionalInt;
 import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.client.impl.MQClientAPIImpl;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.common.TopicConfig;
 import org.apache.rocketmq.common.constant.PermName;
 import org.apache.rocketmq.remoting.protocol.ResponseCode;
 import org.apache.rocketmq.remoting.protocol.route.BrokerData;
@@ -87,6 +88,33 @@ final class RemotingAdmin implements AutoCloseable {
     } catch (Exception e) {
       log.debug("retry settings of group {} unknown: {}", group, e.toString());
       return OptionalInt.empty();
+    }
+  }
+
+  /**
+   * The topic's declared {@code message.type} attribute (RocketMQ 5), e.g. {@code TRANSACTION};
+   * empty when the topic has none (4.x brokers, topics created without it) or the broker cannot be
+   * asked. Over remoting a broker accepts half messages on a topic without the attribute, so only
+   * an explicit type means anything.
+   */
+  Optional<String> declaredMessageType(String topic) {
+    try {
+      TopicState t = topic(topic);
+      if (t.brokerAddress() == null) {
+        return Optional.empty();
+      }
+      TopicConfig config = api().getTopicConfig(t.brokerAddress(), topic, clients.timeoutMillis());
+      if (config == null || config.getAttributes() == null) {
+        return Optional.empty();
+      }
+      String type = config.getAttributes().get("message.type");
+      if (type == null) {
+        type = config.getAttributes().get("+message.type");
+      }
+      return Optional.ofNullable(type);
+    } catch (Exception e) {
+      log.debug("message type of {} unknown: {}", topic, e.toString());
+      return Optional.empty();
     }
   }
 

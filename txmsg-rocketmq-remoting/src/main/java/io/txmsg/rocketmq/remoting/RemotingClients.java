@@ -8,13 +8,13 @@ import org.apache.rocketmq.client.ClientConfig;
 import org.apache.rocketmq.remoting.RPCHook;
 
 /**
- * Applies a {@link BrokerConnection} to rocketmq-client objects: NameServer addresses, TLS, the
- * ACL hook, and a unique instance name.
+ * Applies a {@link BrokerConnection} to rocketmq-client objects: NameServer addresses, TLS, the ACL
+ * hook, and a unique instance name.
  *
  * <p>Why a unique instance name: rocketmq-client shares one MQClientInstance per (client IP,
- * instance name) in a JVM and refuses a second producer or consumer of the same group on it
- * ("The producer group has been created before"). Two txmsg producers of one store in one JVM (a
- * test, or a blue/green switch inside one process) must each get their own.
+ * instance name) in a JVM and refuses a second producer or consumer of the same group on it ("The
+ * producer group has been created before"). Two txmsg producers of one store in one JVM (a test, or
+ * a blue/green switch inside one process) must each get their own.
  */
 final class RemotingClients {
   private final BrokerConnection connection;

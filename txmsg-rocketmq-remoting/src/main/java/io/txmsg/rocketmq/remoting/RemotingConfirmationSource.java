@@ -69,8 +69,7 @@ final class RemotingConfirmationSource implements Subscription {
         && !batch.isEmpty()
         && batch.size() < spec.batchSize()
         && System.nanoTime() < until) {
-      List<MessageExt> more =
-          consumer.poll(Math.max(1, (until - System.nanoTime()) / 1_000_000));
+      List<MessageExt> more = consumer.poll(Math.max(1, (until - System.nanoTime()) / 1_000_000));
       if (more.isEmpty()) {
         break;
       }

@@ -70,7 +70,8 @@ final class RemotingErrors {
     String detail = " (broker code " + code + ": " + firstLine(remark) + ")";
     switch (code) {
       case ResponseCode.TOPIC_NOT_EXIST:
-        return new PublishException(what + ": topic not found" + detail, "TOPIC_NOT_FOUND", false, e);
+        return new PublishException(
+            what + ": topic not found" + detail, "TOPIC_NOT_FOUND", false, e);
       case ResponseCode.NO_PERMISSION:
         return new PublishException(
             what + ": permission denied" + detail, "PERMISSION_DENIED", false, e);

@@ -4,6 +4,8 @@ import io.txmsg.api.PublishException;
 import io.txmsg.transport.HalfMessage;
 import io.txmsg.transport.OutboundMessage;
 import io.txmsg.transport.ProducerChannel;
+import io.txmsg.transport.TopicKind;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.rocketmq.client.producer.LocalTransactionState;
 import org.apache.rocketmq.client.producer.SendResult;
@@ -34,11 +36,14 @@ final class RemotingProducerChannel implements ProducerChannel {
   private final TransactionMQProducer producer;
   private final String group;
   private final Set<String> topics;
+  private final RemotingAdmin admin;
 
-  RemotingProducerChannel(TransactionMQProducer producer, String group, Set<String> topics) {
+  RemotingProducerChannel(
+      TransactionMQProducer producer, String group, Set<String> topics, RemotingAdmin admin) {
     this.producer = producer;
     this.group = group;
     this.topics = Set.copyOf(topics);
+    this.admin = admin;
   }
 
   @Override
@@ -83,8 +88,28 @@ final class RemotingProducerChannel implements ProducerChannel {
     return result.getMsgId();
   }
 
-  Set<String> topics() {
-    return topics;
+  /**
+   * From the topic's {@code message.type} attribute on its broker (RocketMQ 5); unknown when the
+   * topic declares none (a 4.x broker, or a topic created without it), which over remoting still
+   * accepts half messages.
+   */
+  @Override
+  public Optional<Set<TopicKind>> acceptedKinds(String topic) {
+    if (!topics.contains(topic)) {
+      return Optional.empty();
+    }
+    return admin
+        .declaredMessageType(topic)
+        .flatMap(
+            type -> {
+              for (TopicKind k : TopicKind.values()) {
+                if (k.name().equalsIgnoreCase(type)) {
+                  return Optional.of(Set.of(k));
+                }
+              }
+              // UNSPECIFIED, MIXED or a newer type: the broker does not restrict the topic.
+              return Optional.empty();
+            });
   }
 
   @Override

@@ -91,7 +91,13 @@ final class RemotingTopicDrain implements Subscription {
         return;
       }
     } catch (Exception e) {
+      if (closed || scheduler.isShutdown()) {
+        return;
+      }
       log.warn("{} not drainable yet ({}); checking again in {}", topic, e.toString(), retry);
+    }
+    if (scheduler.isShutdown()) {
+      return;
     }
     scheduler.schedule(() -> tryStart(scheduler, retry), retry.toMillis(), TimeUnit.MILLISECONDS);
   }

@@ -42,10 +42,11 @@ import org.slf4j.LoggerFactory;
  * through the NameServer: RocketMQ 4.x brokers and 5.x brokers without a proxy. Selected by {@link
  * BrokerConnection#nameServer(String)}.
  *
- * <p>Groups: the producer group is {@code txmsg-<storeId>} on every instance of a store (check-backs
- * are routed by producer group); the confirm group is the {@link ConfirmationSpec#group()}; the
- * dead-letter drain of group G is {@code txmsg-dlq-G}; the give-up drain of a store is {@code
- * txmsg-giveup-<storeId>}. See docs/architecture.md, "Remoting transport".
+ * <p>Groups: the producer group is {@code txmsg-<storeId>} on every instance of a store
+ * (check-backs are routed by producer group); the confirm group is the {@link
+ * ConfirmationSpec#group()}; the dead-letter drain of group G is {@code txmsg-dlq-G}; the give-up
+ * drain of a store is {@code txmsg-giveup-<storeId>}. See docs/architecture.md, "Remoting
+ * transport".
  */
 public final class RemotingTransport implements Transport {
   private static final Logger log = LoggerFactory.getLogger(RemotingTransport.class);
@@ -113,7 +114,7 @@ public final class RemotingTransport implements Transport {
               null);
         }
       }
-      return new RemotingProducerChannel(producer, group, spec.topics());
+      return new RemotingProducerChannel(producer, group, spec.topics(), admin);
     } catch (TransportException e) {
       producer.shutdown();
       throw e;
@@ -202,8 +203,7 @@ public final class RemotingTransport implements Transport {
   @Override
   public Subscription confirmDeliveries(ConfirmationSpec spec, BatchHandler handler) {
     DefaultLitePullConsumer consumer =
-        clients.configure(
-            new DefaultLitePullConsumer(spec.group(), clients.rpcHook()), "confirm");
+        clients.configure(new DefaultLitePullConsumer(spec.group(), clients.rpcHook()), "confirm");
     consumer.setMessageModel(MessageModel.CLUSTERING);
     consumer.setAutoCommit(false);
     consumer.setPullBatchSize(Math.min(32, Math.max(1, spec.batchSize())));

@@ -56,7 +56,8 @@ public enum TestTransport {
     return switch (this) {
       case GRPC -> grpcOn(mq);
       case REMOTING -> remotingOn(mq);
-      case IN_MEMORY -> throw new IllegalArgumentException("the in-memory transport has no cluster");
+      case IN_MEMORY ->
+          throw new IllegalArgumentException("the in-memory transport has no cluster");
     };
   }
 
@@ -67,6 +68,19 @@ public enum TestTransport {
         mq::createTopic,
         (group, retries) ->
             mq.createConsumerGroup(group, retries, Duration.ofMillis(500), Duration.ofSeconds(1)));
+  }
+
+  /**
+   * The connection settings that select this real-broker transport on {@code mq}, for runtimes that
+   * open their transport themselves (Spring configurations, settings tests).
+   */
+  public BrokerConnection connection(EmbeddedRocketMQ mq) {
+    return switch (this) {
+      case GRPC -> BrokerConnection.endpoints(mq.grpcEndpoint());
+      case REMOTING -> BrokerConnection.nameServer(mq.namesrvAddress());
+      case IN_MEMORY ->
+          throw new IllegalArgumentException("the in-memory transport has no cluster");
+    };
   }
 
   /** The remoting transport on a given embedded cluster, through its NameServer. */

@@ -157,7 +157,8 @@ class RemotingTransportTest {
       assertThatThrownBy(
               () ->
                   t.transport()
-                      .openProducer(new ProducerSpec("rt-s4", Set.of("no-such-topic-rt"), v -> null)))
+                      .openProducer(
+                          new ProducerSpec("rt-s4", Set.of("no-such-topic-rt"), v -> null)))
           .isInstanceOf(TransportException.class)
           .hasMessageContaining("no-such-topic-rt")
           .hasMessageContaining("not found");
