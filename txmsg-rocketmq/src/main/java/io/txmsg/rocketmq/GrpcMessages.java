@@ -23,6 +23,9 @@ final class GrpcMessages {
     if (m.tag() != null) {
       b.setTag(m.tag());
     }
+    if (m.messageGroup() != null) {
+      b.setMessageGroup(m.messageGroup());
+    }
     m.properties().forEach(b::addProperty);
     return b.build();
   }

@@ -1,6 +1,7 @@
 package io.txmsg.transport;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.OptionalInt;
 
 /** A running consumer (a group's subscription, a confirm group, a dead-letter drain). */
@@ -11,6 +12,16 @@ public interface Subscription extends AutoCloseable {
    * Empty when the broker has not said within that time.
    */
   OptionalInt maxDeliveryAttempts(Duration wait) throws InterruptedException;
+
+  /**
+   * Why this subscription cannot consume right now although it should, in words an operator can act
+   * on (e.g. a dead-letter topic that exists but is not readable, with the command that fixes it);
+   * empty when nothing is wrong or the transport cannot tell. For health checks and tests; the
+   * transport also logs it.
+   */
+  default Optional<String> problem() {
+    return Optional.empty();
+  }
 
   /** Stops consuming; in-flight handler calls finish first. */
   @Override

@@ -1,12 +1,12 @@
 package io.txmsg.rocketmq.remoting;
 
 import java.util.Optional;
-import java.util.OptionalInt;
 import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.client.impl.MQClientAPIImpl;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.common.TopicConfig;
 import org.apache.rocketmq.common.constant.PermName;
+import org.apache.rocketmq.remoting.exception.RemotingException;
 import org.apache.rocketmq.remoting.protocol.ResponseCode;
 import org.apache.rocketmq.remoting.protocol.route.BrokerData;
 import org.apache.rocketmq.remoting.protocol.route.QueueData;
@@ -43,11 +43,15 @@ final class RemotingAdmin implements AutoCloseable {
     return client.getDefaultMQProducerImpl().getMqClientFactory().getMQClientAPIImpl();
   }
 
-  /** Whether the topic exists and every queue of it is readable (a DLQ may be write-only). */
+  /**
+   * Whether the topic exists and every queue of it is readable (a DLQ may be write-only). A
+   * NameServer that does not answer within the request timeout is asked up to three times: the
+   * first call of a fresh client also opens its connection.
+   */
   TopicState topic(String topic) throws Exception {
     TopicRouteData route;
     try {
-      route = api().getTopicRouteInfoFromNameServer(topic, clients.timeoutMillis());
+      route = routeWithRetries(topic);
     } catch (MQClientException e) {
       if (e.getResponseCode() == ResponseCode.TOPIC_NOT_EXIST) {
         return new TopicState(false, false, null, null);
@@ -72,22 +76,35 @@ final class RemotingAdmin implements AutoCloseable {
     return new TopicState(true, readable, brokerName, address);
   }
 
+  private TopicRouteData routeWithRetries(String topic) throws Exception {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return api().getTopicRouteInfoFromNameServer(topic, clients.timeoutMillis());
+      } catch (RemotingException e) {
+        if (attempt == 3) {
+          throw e;
+        }
+        log.debug("route of {} not read (attempt {}): {}", topic, attempt, e.toString());
+      }
+    }
+  }
+
   /**
-   * The group's retryMaxTimes as the broker of {@code topic} holds it; empty when the broker does
-   * not know the group (it will create it with its defaults) or cannot be asked.
+   * The group's configuration as the broker of {@code topic} holds it (retryMaxTimes, whether it
+   * consumes in order); empty when the broker does not know the group (it will create it with its
+   * defaults) or cannot be asked.
    */
-  OptionalInt retryMaxTimes(String group, String topic) {
+  Optional<SubscriptionGroupConfig> groupConfig(String group, String topic) {
     try {
       TopicState t = topic(topic);
       if (t.brokerAddress() == null) {
-        return OptionalInt.empty();
+        return Optional.empty();
       }
-      SubscriptionGroupConfig config =
-          api().getSubscriptionGroupConfig(t.brokerAddress(), group, clients.timeoutMillis());
-      return config == null ? OptionalInt.empty() : OptionalInt.of(config.getRetryMaxTimes());
+      return Optional.ofNullable(
+          api().getSubscriptionGroupConfig(t.brokerAddress(), group, clients.timeoutMillis()));
     } catch (Exception e) {
-      log.debug("retry settings of group {} unknown: {}", group, e.toString());
-      return OptionalInt.empty();
+      log.debug("configuration of group {} unknown: {}", group, e.toString());
+      return Optional.empty();
     }
   }
 

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.rocketmq.common.message.Message;
+import org.apache.rocketmq.common.message.MessageAccessor;
 import org.apache.rocketmq.common.message.MessageConst;
 import org.apache.rocketmq.common.message.MessageExt;
 
@@ -19,6 +20,11 @@ final class RemotingMessages {
       msg.setKeys(m.keys());
     }
     m.properties().forEach(msg::putUserProperty);
+    if (m.messageGroup() != null) {
+      // What the proxy sets for a gRPC message group: gRPC FIFO consumers of the same topic see
+      // the group too. The queue itself is chosen by RemotingProducerChannel.
+      MessageAccessor.putProperty(msg, MessageConst.PROPERTY_SHARDING_KEY, m.messageGroup());
+    }
     return msg;
   }
 

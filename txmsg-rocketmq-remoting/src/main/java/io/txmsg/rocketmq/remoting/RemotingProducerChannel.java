@@ -8,6 +8,7 @@ import io.txmsg.transport.TopicKind;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.rocketmq.client.producer.LocalTransactionState;
+import org.apache.rocketmq.client.producer.MessageQueueSelector;
 import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.client.producer.TransactionMQProducer;
@@ -33,6 +34,10 @@ import org.slf4j.LoggerFactory;
 final class RemotingProducerChannel implements ProducerChannel {
   private static final Logger log = LoggerFactory.getLogger(RemotingProducerChannel.class);
 
+  /** The queue of a message group: a stable hash over the topic's write queues. */
+  private static final MessageQueueSelector BY_GROUP =
+      (queues, msg, group) -> queues.get(Math.floorMod(group.hashCode(), queues.size()));
+
   private final TransactionMQProducer producer;
   private final String group;
   private final Set<String> topics;
@@ -48,6 +53,14 @@ final class RemotingProducerChannel implements ProducerChannel {
 
   @Override
   public HalfMessage sendHalf(OutboundMessage message) throws PublishException {
+    if (message.messageGroup() != null) {
+      // As the gRPC client does: a transactional message cannot be FIFO.
+      throw new PublishException(
+          "half message to " + message.topic() + ": a half message cannot have a message group",
+          "BAD_REQUEST",
+          false,
+          null);
+    }
     Message msg = RemotingMessages.toMessage(message);
     MessageAccessor.putProperty(msg, MessageConst.PROPERTY_TRANSACTION_PREPARED, "true");
     MessageAccessor.putProperty(msg, MessageConst.PROPERTY_PRODUCER_GROUP, group);
@@ -77,7 +90,13 @@ final class RemotingProducerChannel implements ProducerChannel {
   public String send(OutboundMessage message) throws PublishException {
     SendResult result;
     try {
-      result = producer.send(RemotingMessages.toMessage(message));
+      Message msg = RemotingMessages.toMessage(message);
+      result =
+          message.messageGroup() == null
+              ? producer.send(msg)
+              // FIFO over remoting: every message of a group goes to the same queue, which an
+              // orderly consumer reads in order.
+              : producer.send(msg, BY_GROUP, message.messageGroup());
     } catch (Exception e) {
       throw RemotingErrors.classify("message to " + message.topic() + " not sent", e);
     }
@@ -118,6 +137,10 @@ final class RemotingProducerChannel implements ProducerChannel {
   }
 
   private static final class RemotingHalfMessage implements HalfMessage {
+    /** The queue of a message group: a stable hash over the topic's write queues. */
+    private static final MessageQueueSelector BY_GROUP =
+        (queues, msg, group) -> queues.get(Math.floorMod(group.hashCode(), queues.size()));
+
     private final TransactionMQProducer producer;
     private final Message msg;
     private final SendResult result;

@@ -9,7 +9,9 @@ import java.util.OptionalInt;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyContext;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
 import org.apache.rocketmq.common.message.MessageExt;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,12 +37,30 @@ final class RemotingPushSubscription implements Subscription, MessageListenerCon
   @Override
   public ConsumeConcurrentlyStatus consumeMessage(
       List<MessageExt> messages, ConsumeConcurrentlyContext context) {
-    // consumeMessageBatchMaxSize is 1: one message per call, so one verdict per message.
+    return allAcked(messages)
+        ? ConsumeConcurrentlyStatus.CONSUME_SUCCESS
+        : ConsumeConcurrentlyStatus.RECONSUME_LATER;
+  }
+
+  /**
+   * The listener for a group the broker configures as orderly (FIFO): RETRY suspends the queue for
+   * the consumer's suspend time and redelivers the same message; after maxReconsumeTimes the client
+   * moves it to the DLQ, as for concurrent consumption.
+   */
+  MessageListenerOrderly orderly() {
+    return (messages, context) ->
+        allAcked(messages)
+            ? ConsumeOrderlyStatus.SUCCESS
+            : ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT;
+  }
+
+  /** consumeMessageBatchMaxSize is 1: one message per call, so one verdict per message. */
+  private boolean allAcked(List<MessageExt> messages) {
     for (MessageExt m : messages) {
       try {
         Verdict v = handler.onMessage(RemotingMessages.toInbound(m, m.getReconsumeTimes() + 1));
         if (v != Verdict.ACK) {
-          return ConsumeConcurrentlyStatus.RECONSUME_LATER;
+          return false;
         }
       } catch (RuntimeException | Error unexpected) {
         log.error(
@@ -48,10 +68,10 @@ final class RemotingPushSubscription implements Subscription, MessageListenerCon
             consumer.getConsumerGroup(),
             m.getMsgId(),
             unexpected);
-        return ConsumeConcurrentlyStatus.RECONSUME_LATER;
+        return false;
       }
     }
-    return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+    return true;
   }
 
   /**

@@ -3,6 +3,7 @@ package io.txmsg.rocketmq.remoting;
 import io.txmsg.transport.DeliveryHandler;
 import io.txmsg.transport.Subscription;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -53,9 +54,10 @@ final class RemotingTopicDrain implements Subscription {
     scheduler.execute(() -> tryStart(scheduler, retry));
   }
 
-  /** Why the topic cannot be drained now (it exists but is not readable), or null. */
-  String unreadable() {
-    return unreadable;
+  /** Why the topic cannot be drained now: it exists but is not readable (and how to fix it). */
+  @Override
+  public Optional<String> problem() {
+    return Optional.ofNullable(unreadable);
   }
 
   private synchronized void tryStart(ScheduledExecutorService scheduler, Duration retry) {

@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.Date;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
@@ -34,6 +33,7 @@ import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.topic.TopicValidator;
 import org.apache.rocketmq.remoting.protocol.heartbeat.MessageModel;
+import org.apache.rocketmq.remoting.protocol.subscription.SubscriptionGroupConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -172,17 +172,25 @@ public final class RemotingTransport implements Transport {
     consumer.setConsumeThreadMin(spec.threads());
     consumer.setConsumeThreadMax(spec.threads());
     consumer.setConsumeMessageBatchMaxSize(1);
-    // The group's retry count lives on the broker (as for gRPC); over remoting the client carries
-    // it in every send-back, so read it once here. 16 is rocketmq-client's default.
+    // The group's retry count and order live on the broker (as for gRPC); over remoting the client
+    // carries the retry count in every send-back and chooses the listener, so read them once here.
+    // 16 retries is rocketmq-client's default.
     String anyTopic = spec.tagsByTopic().keySet().iterator().next();
-    OptionalInt retries = admin.retryMaxTimes(spec.group(), anyTopic);
-    consumer.setMaxReconsumeTimes(retries.orElse(16));
+    Optional<SubscriptionGroupConfig> group = admin.groupConfig(spec.group(), anyTopic);
+    consumer.setMaxReconsumeTimes(group.map(SubscriptionGroupConfig::getRetryMaxTimes).orElse(16));
+    boolean orderly = group.map(SubscriptionGroupConfig::isConsumeMessageOrderly).orElse(false);
     RemotingPushSubscription subscription = new RemotingPushSubscription(consumer, handler);
     try {
       for (Map.Entry<String, String> e : spec.tagsByTopic().entrySet()) {
         consumer.subscribe(e.getKey(), e.getValue());
       }
-      consumer.registerMessageListener(subscription);
+      if (orderly) {
+        // FIFO: one queue (so one message group) at a time, in queue order; a RETRY suspends the
+        // queue and redelivers the same message locally.
+        consumer.registerMessageListener(subscription.orderly());
+      } else {
+        consumer.registerMessageListener(subscription);
+      }
       consumer.start();
       return subscription;
     } catch (MQClientException e) {

@@ -336,6 +336,29 @@ public final class ClusterMain {
           createTopic(parts[1], parts[2].toUpperCase(Locale.ROOT), queues);
           return "OK topic " + parts[1];
         }
+      case "perm":
+        {
+          if (parts.length < 3) {
+            return "ERR usage: perm <topic> <perm: 2 write-only, 4 read-only, 6 read-write>";
+          }
+          TopicConfig t = broker.getTopicConfigManager().selectTopicConfig(parts[1]);
+          if (t == null) {
+            return "ERR no topic " + parts[1];
+          }
+          // A fresh config without attributes: the stored ones lack the "+" an update expects, and
+          // an update without attributes keeps them.
+          TopicConfig changed =
+              new TopicConfig(
+                  t.getTopicName(),
+                  t.getReadQueueNums(),
+                  t.getWriteQueueNums(),
+                  Integer.parseInt(parts[2]));
+          broker.getTopicConfigManager().updateTopicConfig(changed);
+          broker.registerIncrementBrokerData(
+              broker.getTopicConfigManager().selectTopicConfig(parts[1]),
+              broker.getTopicConfigManager().getDataVersion());
+          return "OK perm " + parts[1];
+        }
       case "group":
         {
           if (parts.length < 5) {

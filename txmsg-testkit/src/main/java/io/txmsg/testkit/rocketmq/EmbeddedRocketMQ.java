@@ -210,6 +210,15 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
   }
 
   /**
+   * Sets an existing topic's permission as RocketMQ encodes it: 2 write-only (how a 4.x broker
+   * creates {@code %DLQ%} topics), 4 read-only, 6 read-write.
+   */
+  public void setTopicPermission(String topic, int perm) {
+    requireName(topic, "topic");
+    command("perm " + topic + " " + perm);
+  }
+
+  /**
    * Creates (or updates) a consumer group whose failed deliveries are retried with exponential
    * backoff; after the last attempt a message goes to {@code %DLQ%<group>}.
    *

@@ -177,6 +177,27 @@ class RemotingTransportTest {
     }
   }
 
+  @Test
+  void aWriteOnlyDeadLetterTopicIsReportedWithTheFixAndDrainedOnceReadable() throws Exception {
+    String group = "rt-dlq-" + UUID.randomUUID().toString().substring(0, 8);
+    String dlq = "%DLQ%" + group;
+    mq.createTopic(dlq, TopicType.NORMAL, 1);
+    mq.setTopicPermission(dlq, 2); // as a 4.x broker creates it
+    try (TestTransport.Open t = TestTransport.REMOTING.open();
+        Subscription drain =
+            t.transport().drainDeadLetters(group, m -> Verdict.ACK, Duration.ofMillis(300))) {
+      await(() -> drain.problem().isPresent(), Duration.ofSeconds(20));
+      assertThat(drain.problem().get())
+          .contains(dlq)
+          .contains("not readable")
+          .contains("mqadmin updateTopicPerm")
+          .contains("-p 6");
+      mq.setTopicPermission(dlq, 6);
+      await(() -> drain.problem().isEmpty(), Duration.ofSeconds(30));
+      mq.awaitSubscribed("txmsg-dlq-" + group, dlq, Duration.ofSeconds(20));
+    }
+  }
+
   static void await(BooleanSupplier condition, Duration timeout) throws InterruptedException {
     long until = System.nanoTime() + timeout.toNanos();
     while (!condition.getAsBoolean()) {
