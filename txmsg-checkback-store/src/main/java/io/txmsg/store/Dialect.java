@@ -2,16 +2,21 @@ package io.txmsg.store;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.apache.ibatis.session.SqlSession;
 
 /**
  * The SQL dialects txmsg ships schemas and mapper statements for, each carrying the differences
  * that cannot be expressed as a databaseId variant of a mapper statement: how the fencing insert's
- * lock wait is bounded, how due journal rows are claimed, and which vendor codes mean "a bounded
- * lock wait ran out". Code outside this type asks the dialect instead of comparing constants.
+ * lock wait is bounded, how due journal rows are claimed, how schema upgrades are serialised, and
+ * which vendor codes mean "a bounded lock wait ran out" or "this table, column or index already
+ * exists". Code outside this type asks the dialect instead of comparing constants.
  *
  * <p>Detected from JDBC metadata; {@link #id()} is the MyBatis databaseId that selects the
  * dialect's statements and the prefix of its schema file.
@@ -23,7 +28,54 @@ public enum Dialect {
    * locking candidate read could return fewer rows than are due, so candidates are read unlocked
    * and each is claimed by the conditional UPDATE in a transaction of its own.
    */
-  H2("h2", Set.of("HYT00"), Set.of(50200)) {
+  H2(
+      "h2",
+      new Codes(Set.of("HYT00"), Set.of(50200)),
+      // table or view, index, column, constraint already exists
+      new Codes(Set.of(), Set.of(42101, 42111, 42121, 90045))) {
+    /**
+     * H2 has no advisory lock, and DDL commits the transaction it runs in, so a row lock taken on
+     * the upgrading connection would end with its first statement. The lock is an uncommitted
+     * insert of a lock row, on a second connection: a concurrent upgrader's identical insert waits
+     * for it (bounded by LOCK_TIMEOUT, raised to {@code wait} meanwhile), and the rollback that
+     * releases it leaves nothing behind.
+     */
+    @Override
+    SchemaLock lockSchema(TxmsgStore store, Connection ddl, DataSource dataSource, Duration wait)
+        throws SQLException {
+      Connection c = dataSource.getConnection();
+      try {
+        c.setAutoCommit(false);
+        SqlSession session = store.session(c);
+        AttemptMapper settings = session.getMapper(AttemptMapper.class);
+        Long previous = settings.currentLockTimeout();
+        settings.setLockTimeout(Math.max(1, wait.toMillis()));
+        SchemaLock release =
+            () -> {
+              try (c) {
+                c.rollback();
+                if (previous != null) {
+                  settings.setLockTimeout(previous);
+                }
+              }
+            };
+        try {
+          session.getMapper(SchemaMapper.class).insertLockRow();
+          return release;
+        } catch (RuntimeException e) {
+          SQLException cause = SqlStates.find(e);
+          release.close();
+          if (cause != null && isLockTimeout(cause)) {
+            return null;
+          }
+          throw e;
+        }
+      } catch (SQLException | RuntimeException e) {
+        c.close();
+        throw e;
+      }
+    }
+
     @Override
     LockWait boundLockWait(AttemptMapper mapper, long millis) {
       Long previous = mapper.currentLockTimeout();
@@ -52,10 +104,40 @@ public enum Dialect {
    * innodb_lock_wait_timeout, 1969 / 70100 MariaDB's max_statement_time, 3024 MySQL's
    * max_execution_time.
    */
-  MYSQL("mysql", Set.of("70100"), Set.of(1205, 1969, 3024)) {
+  MYSQL(
+      "mysql",
+      new Codes(Set.of("70100"), Set.of(1205, 1969, 3024)),
+      // table, column, index (key name) already exists
+      new Codes(Set.of(), Set.of(1050, 1060, 1061))) {
     @Override
     LockWait boundLockWait(AttemptMapper mapper, long millis) {
       return null; // bounded inside the insert statement itself: nothing to restore
+    }
+
+    /**
+     * A named lock (GET_LOCK) of the upgrading connection's session: DDL commits implicitly on
+     * MariaDB/MySQL, and a named lock, unlike a row lock, outlives those commits. GET_LOCK waits
+     * itself, in whole seconds.
+     */
+    @Override
+    SchemaLock lockSchema(TxmsgStore store, Connection ddl, DataSource dataSource, Duration wait) {
+      SqlSession session = store.session(ddl);
+      SchemaMapper m = session.getMapper(SchemaMapper.class);
+      long seconds = (wait.toMillis() + 999) / 1000;
+      Integer got = m.getLock(seconds);
+      if (got == null) {
+        session.close();
+        throw new IllegalStateException("GET_LOCK failed for the txmsg schema lock");
+      }
+      if (got != 1) {
+        session.close();
+        return null;
+      }
+      return () -> {
+        try (session) {
+          m.releaseLock();
+        }
+      };
     }
   },
 
@@ -64,11 +146,47 @@ public enum Dialect {
    * lock_timeout} inside the fence's own short transaction and ends with it. 55P03 is
    * lock_not_available (lock_timeout), 57014 query_canceled (statement_timeout).
    */
-  POSTGRESQL("postgresql", Set.of("55P03", "57014"), Set.of()) {
+  POSTGRESQL(
+      "postgresql",
+      new Codes(Set.of("55P03", "57014"), Set.of()),
+      // duplicate_table (also an existing index), duplicate_column, duplicate_object
+      new Codes(Set.of("42P07", "42701", "42710"), Set.of())) {
     @Override
     LockWait boundLockWait(AttemptMapper mapper, long millis) {
       mapper.setLockTimeout(millis);
       return null; // SET LOCAL ends with the transaction: nothing to restore
+    }
+
+    /**
+     * A session-level advisory lock of the upgrading connection: each upgrade statement commits on
+     * its own (the shortest ACCESS EXCLUSIVE lock on the tables), so a transaction-level lock would
+     * end with the first one. pg_try_advisory_lock is polled so that the wait is bounded without
+     * changing the session's lock_timeout.
+     */
+    @Override
+    SchemaLock lockSchema(TxmsgStore store, Connection ddl, DataSource dataSource, Duration wait)
+        throws SQLException {
+      SqlSession session = store.session(ddl);
+      SchemaMapper m = session.getMapper(SchemaMapper.class);
+      long deadline = System.nanoTime() + wait.toNanos();
+      while (!Boolean.TRUE.equals(m.tryAdvisoryLock())) {
+        if (System.nanoTime() - deadline > 0) {
+          session.close();
+          return null;
+        }
+        try {
+          TimeUnit.MILLISECONDS.sleep(100);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          session.close();
+          throw new SQLException("interrupted while waiting for the txmsg schema lock", e);
+        }
+      }
+      return () -> {
+        try (session) {
+          m.advisoryUnlock();
+        }
+      };
     }
   };
 
@@ -82,14 +200,30 @@ public enum Dialect {
     void restore();
   }
 
-  private final String id;
-  private final Set<String> lockTimeoutStates;
-  private final Set<Integer> lockTimeoutCodes;
+  /** Held while a schema install or upgrade runs; closing it releases the lock. */
+  @FunctionalInterface
+  interface SchemaLock extends AutoCloseable {
+    @Override
+    void close() throws SQLException;
+  }
 
-  Dialect(String id, Set<String> lockTimeoutStates, Set<Integer> lockTimeoutCodes) {
+  /** SQLStates and vendor codes that mean one condition on one database. */
+  record Codes(Set<String> states, Set<Integer> vendorCodes) {
+    boolean match(SQLException e) {
+      String state = e.getSQLState();
+      // Set.of(..).contains(null) throws: some drivers leave the SQLState null.
+      return (state != null && states.contains(state)) || vendorCodes.contains(e.getErrorCode());
+    }
+  }
+
+  private final String id;
+  private final Codes lockTimeout;
+  private final Codes alreadyExists;
+
+  Dialect(String id, Codes lockTimeout, Codes alreadyExists) {
     this.id = id;
-    this.lockTimeoutStates = lockTimeoutStates;
-    this.lockTimeoutCodes = lockTimeoutCodes;
+    this.lockTimeout = lockTimeout;
+    this.alreadyExists = alreadyExists;
   }
 
   /** The MyBatis databaseId and the schema file prefix. */
@@ -130,11 +264,29 @@ public enum Dialect {
 
   /** Whether this exception (not its chain) is this dialect's "bounded lock wait ran out". */
   boolean isLockTimeout(SQLException e) {
-    String state = e.getSQLState();
-    // Set.of(..).contains(null) throws: some drivers leave the SQLState null.
-    return (state != null && lockTimeoutStates.contains(state))
-        || lockTimeoutCodes.contains(e.getErrorCode());
+    return lockTimeout.match(e);
   }
+
+  /**
+   * Whether a DDL statement failed because the table, column, index or constraint it creates is
+   * already there: on MariaDB and H2 every DDL statement commits by itself, so an upgrade that was
+   * interrupted has run some of its statements, and running it again must step over them.
+   */
+  boolean isAlreadyExists(SQLException e) {
+    return alreadyExists.match(e);
+  }
+
+  /**
+   * Takes the lock that serialises schema installs and upgrades of {@code store}'s prefix in this
+   * database, waiting at most {@code wait}. It must outlive commits: the upgrade's statements each
+   * commit (implicitly on MariaDB and H2).
+   *
+   * @param ddl the connection the upgrade runs on, in auto-commit mode
+   * @param dataSource where a dialect that locks on a second connection takes it
+   * @return the held lock, or null when another session held it for all of {@code wait}
+   */
+  abstract SchemaLock lockSchema(
+      TxmsgStore store, Connection ddl, DataSource dataSource, Duration wait) throws SQLException;
 
   /**
    * @throws IllegalArgumentException for a database txmsg has no schema for

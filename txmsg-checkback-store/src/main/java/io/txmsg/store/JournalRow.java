@@ -35,6 +35,8 @@ public class JournalRow implements EnvelopeSource {
   private Instant createdAt;
   private Instant sentAt;
   private Instant updatedAt;
+  private PublishMode publishMode;
+  private String messageGroup;
 
   public String getEventId() {
     return eventId;
@@ -272,5 +274,26 @@ public class JournalRow implements EnvelopeSource {
 
   public void setUpdatedAt(Instant updatedAt) {
     this.updatedAt = updatedAt;
+  }
+
+  /**
+   * How the row is (re)published. {@link PublishMode#HALF_MESSAGE} when never set: a writer that
+   * predates the OUTBOX mode inserts half-message rows without knowing this field.
+   */
+  public PublishMode getPublishMode() {
+    return publishMode == null ? PublishMode.HALF_MESSAGE : publishMode;
+  }
+
+  public void setPublishMode(PublishMode publishMode) {
+    this.publishMode = publishMode;
+  }
+
+  /** The FIFO message group; null for topics that are not FIFO. */
+  public String getMessageGroup() {
+    return messageGroup;
+  }
+
+  public void setMessageGroup(String messageGroup) {
+    this.messageGroup = messageGroup;
   }
 }

@@ -1,99 +1,62 @@
 package io.txmsg.store;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
 
 /**
- * Installs the shipped, versioned schema ({@code io/txmsg/store/schema/<dialect>-V1__txmsg.sql})
- * for a prefix. Production teams usually apply those files with their own migration tool; this
- * class is the optional auto-create and what tests use.
+ * Installs or upgrades the shipped, versioned schema ({@code io/txmsg/store/schema/<dialect>-V<n>
+ * __txmsg.sql}, see {@link SchemaScripts}) for a prefix: the optional auto-create at startup and
+ * what tests use. Production teams run {@code txmsg schema apply} (or the files with their own
+ * tool); {@link SchemaMigrator} holds the mechanism.
  */
 public final class SchemaInstaller {
-  /** The schema version this release reads and writes. */
-  public static final int VERSION = 1;
+  /**
+   * The schema version this release reads and writes. Adding a version: new files {@code
+   * <dialect>-V<n>__txmsg.sql} for every dialect, bump this, and a migration test on data
+   * (docs/architecture.md, "Schema versions").
+   */
+  public static final int VERSION = 2;
 
   private SchemaInstaller() {}
 
-  /** The schema's statements for a dialect and prefix, in order. */
+  /**
+   * Everything a fresh install runs for a dialect and prefix, in order: the version table, then
+   * each version's statements and the statement recording it.
+   */
   public static List<String> statements(Dialect dialect, String prefix) {
-    TablePrefix.validate(prefix);
-    String resource = "schema/" + dialect.id() + "-V" + VERSION + "__txmsg.sql";
-    String text;
-    try (InputStream in = SchemaInstaller.class.getResourceAsStream(resource)) {
-      if (in == null) {
-        throw new IllegalStateException("schema resource missing: " + resource);
-      }
-      text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot read " + resource, e);
-    }
-    List<String> out = new ArrayList<>();
-    StringBuilder current = new StringBuilder();
-    for (String line : text.split("\n")) {
-      if (line.strip().equals(";")) {
-        String sql = current.toString().strip();
-        if (!sql.isEmpty()) {
-          out.add(sql.replace("${prefix}", prefix));
-        }
-        current.setLength(0);
-      } else if (!line.strip().startsWith("--")) {
-        current.append(line).append('\n');
-      }
-    }
-    return out;
+    return SchemaScripts.plan(dialect, prefix, SchemaStatus.empty(prefix)).statements();
   }
 
-  /** Creates the tables unless the journal table already exists. */
+  /**
+   * Installs the schema when it is missing and upgrades it in place when it is older, under the
+   * database lock that serialises instances starting together.
+   *
+   * @return true when it installed the tables, false when they existed (upgraded or not)
+   * @throws SchemaVersionException when the database holds a version this release does not know
+   */
   public static boolean installIfMissing(DataSource dataSource, String prefix) {
-    try (Connection c = dataSource.getConnection()) {
-      if (exists(c, prefix)) {
-        return false;
-      }
-      install(c, Dialect.detect(c), prefix);
-      return true;
+    try {
+      TxmsgStore store = TxmsgStore.detect(dataSource, prefix);
+      return new SchemaMigrator(dataSource, store).apply().from() == 0;
     } catch (SQLException e) {
       throw new IllegalStateException("txmsg schema installation failed: " + e.getMessage(), e);
     }
   }
 
-  /** Runs every statement of the schema on this connection and commits. */
+  /**
+   * Installs or upgrades on this connection without the inter-instance lock: for a database the
+   * caller alone uses (tests, tools). Leaves the connection's auto-commit as it found it.
+   */
   public static void install(Connection c, Dialect dialect, String prefix) throws SQLException {
     boolean auto = c.getAutoCommit();
     c.setAutoCommit(true);
-    try (Statement s = c.createStatement()) {
-      for (String sql : statements(dialect, prefix)) {
-        s.execute(sql);
-      }
+    try {
+      SchemaMigrator.run(
+          c, dialect, SchemaScripts.plan(dialect, prefix, SchemaMigrator.read(c, prefix)));
     } finally {
       c.setAutoCommit(auto);
-    }
-  }
-
-  static boolean exists(Connection c, String prefix) {
-    boolean auto = true;
-    try {
-      auto = c.getAutoCommit();
-      // autocommit so that PostgreSQL's failed probe does not poison a transaction
-      c.setAutoCommit(true);
-      try (Statement s = c.createStatement()) {
-        s.executeQuery("SELECT 1 FROM " + prefix + "journal WHERE 1 = 0").close();
-        return true;
-      }
-    } catch (SQLException e) {
-      return false;
-    } finally {
-      try {
-        c.setAutoCommit(auto);
-      } catch (SQLException ignored) {
-        // the probe connection is closed by the caller
-      }
     }
   }
 }

@@ -36,7 +36,8 @@ public final class TxmsgStore {
           "CommandMapper",
           "OpsQueryMapper",
           "ArchiveMapper",
-          "ReplayMapper");
+          "ReplayMapper",
+          "SchemaMapper");
 
   private final Dialect dialect;
   private final String prefix;
@@ -53,26 +54,35 @@ public final class TxmsgStore {
     return new TxmsgStore(dialect, prefix);
   }
 
-  /** Detects the dialect from the DataSource's JDBC metadata. */
   /**
-   * What a runtime calls at start: creates the schema when asked and missing, then detects the
-   * dialect.
+   * What a runtime calls at start. With {@code createSchema} it installs the schema, or upgrades it
+   * in place, to {@link SchemaInstaller#VERSION} (under a database lock: instances starting
+   * together upgrade once); without, it requires exactly that version.
    *
+   * @throws SchemaVersionException when the schema is missing or older (and not to be created), or
+   *     newer than this release knows; the message names the versions and what to run
    * @throws TxMessagingException when the database cannot be reached or the schema not created (the
    *     cause says why)
    */
   public static TxmsgStore open(DataSource dataSource, String prefix, boolean createSchema) {
     try {
+      TxmsgStore store = detect(dataSource, prefix);
+      SchemaMigrator schema = new SchemaMigrator(dataSource, store);
       if (createSchema) {
-        SchemaInstaller.installIfMissing(dataSource, prefix);
+        schema.apply();
+      } else {
+        schema.verify();
       }
-      return detect(dataSource, prefix);
-    } catch (RuntimeException e) {
+      return store;
+    } catch (SchemaVersionException e) {
+      throw e; // says what to run already
+    } catch (SQLException | RuntimeException e) {
       throw new TxMessagingException(
           "the txmsg tables (prefix " + prefix + ") could not be opened: " + e.getMessage(), e);
     }
   }
 
+  /** Detects the dialect from the DataSource's JDBC metadata. */
   public static TxmsgStore detect(DataSource dataSource, String prefix) {
     try (Connection c = dataSource.getConnection()) {
       return new TxmsgStore(Dialect.detect(c), prefix);

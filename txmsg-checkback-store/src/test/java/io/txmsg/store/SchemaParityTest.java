@@ -23,11 +23,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The three V1 schema files define the same tables, the same columns per table (in the same order,
- * which the archive's column-list copies do not need but a reader of the files expects) and the
- * same indexes and named constraints. Types legitimately differ per database and are not compared.
+ * The three dialects' schema files (the version table, V1, V2, ...) define the same tables, the
+ * same columns per table (in the same order, which the archive's column-list copies do not need but
+ * a reader of the files expects) and the same indexes and named constraints, version by version.
+ * Types legitimately differ per database and are not compared.
  *
- * <p>The file-level check parses all three files and runs in every build; the database-level check
+ * <p>The file-level check parses all files and runs in every build; the database-level check
  * installs the schema into each enabled test database and reads it back through {@link
  * DatabaseMetaData}, so a statement the parser reads differently from the database is caught too.
  */
@@ -43,6 +44,8 @@ class SchemaParityTest {
   private static final Pattern CONSTRAINT =
       Pattern.compile("(?i)CONSTRAINT\\s+(\\w+)\\s+(PRIMARY\\s+KEY|UNIQUE)\\s*\\(([^)]*)\\)");
   private static final Pattern COLUMN = Pattern.compile("(\\w+)\\s+\\S.*");
+  private static final Pattern ADD_COLUMN =
+      Pattern.compile("(?is)ALTER\\s+TABLE\\s+(\\w+)\\s+ADD\\s+COLUMN\\s+(\\w+)\\s+\\S.*");
 
   /** One schema file, reduced to what must be identical between the databases. */
   record Schema(
@@ -50,16 +53,31 @@ class SchemaParityTest {
       Map<String, String> indexes,
       Map<String, String> constraints) {}
 
+  /** Every schema file of a dialect in install order: the version table, V1, V2, ... */
+  static List<String> ddl(Dialect d) {
+    List<String> out = new ArrayList<>(SchemaScripts.versionTable(d, PREFIX));
+    for (int v = 1; v <= SchemaInstaller.VERSION; v++) {
+      out.addAll(SchemaScripts.version(d, PREFIX, v));
+    }
+    return out;
+  }
+
   @Test
-  void theThreeSchemaFilesDefineTheSameTablesColumnsAndIndexes() {
+  void theThreeDialectsFilesDefineTheSameTablesColumnsAndIndexes() {
     Map<Dialect, Schema> schemas = new EnumMap<>(Dialect.class);
     for (Dialect d : Dialect.values()) {
-      schemas.put(d, parse(SchemaInstaller.statements(d, PREFIX)));
+      schemas.put(d, parse(ddl(d)));
     }
     Schema reference = schemas.get(Dialect.H2);
     // Guards the parser itself: an empty parse would make every comparison pass.
-    assertThat(reference.columns()).hasSize(10);
-    assertThat(reference.columns().get(PREFIX + "journal")).contains("event_id", "status");
+    assertThat(reference.columns()).hasSize(11);
+    assertThat(reference.columns().get(PREFIX + "journal"))
+        .contains("event_id", "status")
+        .endsWith("publish_mode", "message_group");
+    assertThat(reference.columns().get(PREFIX + "journal_archive"))
+        .endsWith("archived_at", "publish_mode", "message_group");
+    assertThat(reference.columns().get(PREFIX + "schema"))
+        .containsExactly("name", "version", "applied_at");
     assertThat(reference.indexes()).containsKey(PREFIX + "journal_due_ix");
     assertThat(reference.constraints()).containsKey(PREFIX + "command_seq_uk");
     for (Dialect d : Dialect.values()) {
@@ -75,10 +93,24 @@ class SchemaParityTest {
     }
   }
 
+  /** Each version taken alone is the same change on every dialect (V2 adds the same columns). */
+  @Test
+  void eachVersionChangesTheSameThingsOnEveryDialect() {
+    for (int v = 1; v <= SchemaInstaller.VERSION; v++) {
+      Schema reference = parse(SchemaScripts.version(Dialect.H2, PREFIX, v));
+      assertThat(reference.columns()).as("V" + v + " parsed").isNotEmpty();
+      for (Dialect d : Dialect.values()) {
+        assertThat(parse(SchemaScripts.version(d, PREFIX, v)))
+            .as(d + " V" + v)
+            .isEqualTo(reference);
+      }
+    }
+  }
+
   @ParameterizedTest
   @MethodSource(DB)
   void theInstalledSchemaMatchesTheFiles(TestDatabase kind) throws Exception {
-    Schema expected = parse(SchemaInstaller.statements(Dialect.H2, PREFIX));
+    Schema expected = parse(ddl(Dialect.H2));
     try (DatabaseFixture db = kind.open();
         Connection c = db.dataSource().getConnection()) {
       SchemaInstaller.install(c, Dialect.detect(c), PREFIX);
@@ -126,8 +158,9 @@ class SchemaParityTest {
   }
 
   /**
-   * Reads CREATE TABLE (columns, named PRIMARY KEY / UNIQUE constraints) and CREATE INDEX (name →
-   * table and columns); any other statement fails the test rather than being skipped silently.
+   * Reads CREATE TABLE (columns, named PRIMARY KEY / UNIQUE constraints), ALTER TABLE ... ADD
+   * COLUMN and CREATE INDEX (name → table and columns); any other statement fails the test rather
+   * than being skipped silently.
    */
   static Schema parse(List<String> statements) {
     Map<String, List<String>> columns = new TreeMap<>();
@@ -136,7 +169,16 @@ class SchemaParityTest {
     for (String sql : statements) {
       Matcher table = CREATE_TABLE.matcher(sql);
       Matcher index = CREATE_INDEX.matcher(sql);
-      if (table.matches()) {
+      Matcher added = ADD_COLUMN.matcher(sql);
+      if (added.matches()) {
+        // A later version's column: appended, like the database appends it. A version file
+        // parsed alone records it under its table too.
+        List<String> cols = columns.computeIfAbsent(lower(added.group(1)), t -> new ArrayList<>());
+        if (cols.contains(lower(added.group(2)))) {
+          fail("column added twice: " + added.group(1) + "." + added.group(2));
+        }
+        cols.add(lower(added.group(2)));
+      } else if (table.matches()) {
         List<String> cols = new ArrayList<>();
         for (String line : table.group(2).split("\n")) {
           String item = line.strip();

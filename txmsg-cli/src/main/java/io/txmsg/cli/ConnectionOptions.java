@@ -68,11 +68,7 @@ final class ConnectionOptions {
    * @throws ParameterException when a setting is missing or unreadable (a usage error)
    */
   Database open() {
-    try {
-      TablePrefix.validate(prefix);
-    } catch (IllegalArgumentException e) {
-      throw usage("--prefix: " + e.getMessage());
-    }
+    prefix();
     Properties file = readConfig();
     Function<String, String> env = environment();
     String url = first(jdbcUrl, file.getProperty("jdbc.url"), env.apply("TXMSG_JDBC_URL"));
@@ -83,6 +79,19 @@ final class ConnectionOptions {
     password =
         first(readPasswordFile(), file.getProperty("jdbc.password"), env.apply("TXMSG_PASSWORD"));
     return new Database(url, u, password, prefix);
+  }
+
+  /**
+   * The table prefix, validated.
+   *
+   * @throws ParameterException when it is not a valid prefix (a usage error)
+   */
+  String prefix() {
+    try {
+      return TablePrefix.validate(prefix);
+    } catch (IllegalArgumentException e) {
+      throw usage("--prefix: " + e.getMessage());
+    }
   }
 
   /** The password, for masking; may be null. */

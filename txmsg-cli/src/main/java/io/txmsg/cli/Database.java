@@ -1,5 +1,6 @@
 package io.txmsg.cli;
 
+import io.txmsg.store.SchemaMigrator;
 import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
 import java.lang.reflect.InvocationTargetException;
@@ -17,6 +18,8 @@ import java.util.Properties;
 final class Database implements AutoCloseable {
   private static final int LOGIN_TIMEOUT_SECONDS = 10;
 
+  private final String url;
+  private final Properties props;
   private final SingleConnectionDataSource dataSource;
   private final TxmsgStore store;
   private final StoreTransactions transactions;
@@ -30,6 +33,8 @@ final class Database implements AutoCloseable {
       props.setProperty("password", password);
     }
     DriverManager.setLoginTimeout(LOGIN_TIMEOUT_SECONDS);
+    this.url = url;
+    this.props = props;
     this.dataSource = new SingleConnectionDataSource(url, props);
     try {
       this.store = TxmsgStore.detect(dataSource, prefix);
@@ -51,6 +56,14 @@ final class Database implements AutoCloseable {
 
   TxmsgStore store() {
     return store;
+  }
+
+  /**
+   * The schema versions of this database and prefix. On connections of its own, not the command's
+   * single one: the upgrade lock of H2 is held on a second connection while the first runs the DDL.
+   */
+  SchemaMigrator schema() {
+    return new SchemaMigrator(new FreshConnections(url, props), store);
   }
 
   /** Runs read or write work on one mapper in a short transaction of its own. */
@@ -107,6 +120,22 @@ final class Database implements AutoCloseable {
         connection.close();
         connection = null;
       }
+    }
+  }
+
+  /** A DataSource opening a new connection on every call; the caller closes each. */
+  static final class FreshConnections extends AbstractDataSource {
+    private final String url;
+    private final Properties props;
+
+    FreshConnections(String url, Properties props) {
+      this.url = url;
+      this.props = props;
+    }
+
+    @Override
+    public Connection getConnection() throws SQLException {
+      return DriverManager.getConnection(url, props);
     }
   }
 }

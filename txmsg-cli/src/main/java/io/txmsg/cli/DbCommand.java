@@ -25,6 +25,19 @@ abstract class DbCommand implements Callable<Integer> {
   @Override
   public final Integer call() {
     validate();
+    if (offline()) {
+      try {
+        return run(null, new Output(out(), json));
+      } catch (ParameterException e) {
+        throw e;
+      } catch (Exception e) {
+        err().println("txmsg: " + Errors.oneLine(e, null));
+        err().flush();
+        return TxmsgCli.USAGE;
+      } finally {
+        out().flush();
+      }
+    }
     try (Database db = connection.open()) {
       return run(db, new Output(out(), json));
     } catch (ParameterException e) {
@@ -40,6 +53,14 @@ abstract class DbCommand implements Callable<Integer> {
 
   /** Checks arguments before any connection is opened; throws {@link #usage} on a bad one. */
   void validate() {}
+
+  /**
+   * True when this invocation answers without a database ({@code schema print --dialect}): then
+   * {@link #run} gets a null {@link Database}.
+   */
+  boolean offline() {
+    return false;
+  }
 
   abstract int run(Database db, Output out) throws Exception;
 

@@ -6,8 +6,9 @@ import picocli.CommandLine.Command;
 
 /**
  * The {@code txmsg} operations tool: inspect the journal, consume log and dead letters, trace one
- * event through every table, archive terminal rows. Read-only except {@code archive}, which needs
- * {@code --reason}.
+ * event through every table, archive terminal rows, check and apply the schema version. Read-only
+ * except {@code archive}, {@code journal requeue} and {@code replay}, which need {@code --reason},
+ * and {@code schema apply}.
  *
  * <p>Exit codes: 0 ok, 1 findings (a threshold exceeded, a row not found), 2 usage error, 3
  * database error. Errors are one line on stderr, never a stack trace: this runs in incident scripts
@@ -18,19 +19,20 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     scope = CommandLine.ScopeType.INHERIT,
     version = "txmsg 0.1.0",
-    description = "Operate txmsg: journal, consume log, dead letters, trace, archive.",
+    description = "Operate txmsg: journal, consume log, dead letters, trace, archive, schema.",
     subcommands = {
       JournalCommand.class,
       TraceCommand.class,
       DlqCommand.class,
       ReplayCommand.class,
       ArchiveCommand.class,
+      SchemaCommand.class,
       CommandLine.HelpCommand.class
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:ok",
-      "1:findings (threshold exceeded, row not found)",
+      "1:findings (threshold exceeded, row not found, schema not current)",
       "2:usage error",
       "3:database error"
     },

@@ -29,7 +29,9 @@ class UsageTest {
   void helpListsTheCommands() {
     Cli.Run help = Cli.raw("--help");
     assertThat(help.exitCode()).isZero();
-    assertThat(help.out()).contains("journal", "trace", "dlq", "archive", "Exit codes");
+    assertThat(help.out()).contains("journal", "trace", "dlq", "archive", "schema", "Exit codes");
+    Cli.Run schema = Cli.raw("schema", "--help");
+    assertThat(schema.out()).contains("check", "print", "apply");
     Cli.Run sub = Cli.raw("journal", "list", "--help");
     assertThat(sub.out()).contains("--status", "PENDING", "SENT", "DEAD");
     // A journal row is never ROLLED_BACK: that is an attempt state.
@@ -61,6 +63,20 @@ class UsageTest {
   void archiveWithoutReasonIsAUsageError() {
     assertUsageError(Cli.raw("archive", "--jdbc-url", URL), "--reason");
     assertUsageError(Cli.raw("archive", "--reason", " ", "--jdbc-url", URL), "--reason");
+  }
+
+  @Test
+  void badSchemaArgumentsAreAUsageError() {
+    assertUsageError(Cli.raw("schema"), "Missing required subcommand");
+    assertUsageError(
+        Cli.raw("schema", "print", "--from", "1", "--jdbc-url", URL), "--from needs --dialect");
+    assertUsageError(Cli.raw("schema", "print", "--dialect", "oracle"), "unknown dialect 'oracle'");
+    assertUsageError(
+        Cli.raw("schema", "print", "--dialect", "h2", "--from", "7"), "--from must be 0..2");
+    assertUsageError(
+        Cli.rawWithoutEnvironment("schema", "print", "--dialect", "h2", "--prefix", "Bad-"),
+        "--prefix");
+    assertUsageError(Cli.rawWithoutEnvironment("schema", "apply"), "no database");
   }
 
   @Test

@@ -1,0 +1,208 @@
+package io.txmsg.cli;
+
+import io.txmsg.api.LogSafe;
+import io.txmsg.store.Dialect;
+import io.txmsg.store.SchemaInstaller;
+import io.txmsg.store.SchemaPlan;
+import io.txmsg.store.SchemaScripts;
+import io.txmsg.store.SchemaStatus;
+import io.txmsg.store.SchemaUpgrade;
+import io.txmsg.store.SchemaVersionException;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * {@code txmsg schema check|print|apply}: the schema version recorded in {@code ${prefix}schema}
+ * against the one this release needs (docs/architecture.md, "Schema versions"). {@code apply} is
+ * what {@code autoCreateSchema} does at startup, run by an operator instead.
+ */
+@Command(
+    name = "schema",
+    description = "Check, print or apply the txmsg schema version (the ${prefix}schema table).",
+    subcommands = {SchemaCommand.Check.class, SchemaCommand.Print.class, SchemaCommand.Apply.class})
+final class SchemaCommand extends CommandGroup {
+
+  /** Prints a version refusal as one line and answers FINDINGS: nothing was changed. */
+  private static int refused(DbCommand command, SchemaVersionException e) {
+    command.err().println("txmsg: " + e.getMessage());
+    return TxmsgCli.FINDINGS;
+  }
+
+  private static Map<String, Object> statusDoc(SchemaStatus s) {
+    Map<String, Object> doc = new LinkedHashMap<>();
+    doc.put("table", s.table());
+    doc.put("installed", s.installed());
+    doc.put("version_recorded", s.versionRow());
+    doc.put("release", s.supported());
+    doc.put("state", s.state().name());
+    return doc;
+  }
+
+  @Command(
+      name = "check",
+      description = {
+        "Compare the installed schema version with the one this release needs.",
+        "Exit 0 when current; 1 when missing, older (run `txmsg schema apply`) or newer",
+        "(upgrade txmsg), with the reason on stderr."
+      })
+  static final class Check extends DbCommand {
+    @Override
+    int run(Database db, Output out) throws Exception {
+      SchemaStatus s = db.schema().check();
+      if (out.json()) {
+        out.json(statusDoc(s));
+      } else {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("table", s.table());
+        doc.put("installed", s.describe());
+        doc.put("release", "V" + s.supported());
+        doc.put("state", s.state().name());
+        out.record(doc);
+      }
+      if (s.state() != SchemaStatus.State.CURRENT) {
+        return refused(this, new SchemaVersionException(s));
+      }
+      return TxmsgCli.OK;
+    }
+  }
+
+  @Command(
+      name = "print",
+      description = {
+        "Print the SQL that `apply` would run on this database: the full install for an empty",
+        "one, the later versions for an older one. With --dialect, print without a database."
+      })
+  static final class Print extends DbCommand {
+    @Option(
+        names = "--dialect",
+        paramLabel = "<dialect>",
+        converter = DialectConverter.class,
+        description = "h2, mysql (MySQL/MariaDB) or postgresql: print without connecting.")
+    Dialect dialect;
+
+    @Option(
+        names = "--from",
+        paramLabel = "<version>",
+        description =
+            "With --dialect: the version the database is at (default 0, an empty database; 1, a"
+                + " database installed by a release before schema versions).")
+    Integer from;
+
+    @Override
+    void validate() {
+      if (from != null && dialect == null) {
+        throw usage("--from needs --dialect (with a database, the installed version is read)");
+      }
+      if (from != null && (from < 0 || from > SchemaInstaller.VERSION)) {
+        throw usage("--from must be 0.." + SchemaInstaller.VERSION + ", was " + from);
+      }
+    }
+
+    @Override
+    boolean offline() {
+      return dialect != null;
+    }
+
+    @Override
+    int run(Database db, Output out) throws Exception {
+      SchemaPlan plan;
+      try {
+        if (db == null) {
+          String prefix = connection.prefix();
+          int version = from == null ? 0 : from;
+          // 0 and 1 have no version row: empty, or installed by a release before schema versions.
+          SchemaStatus assumed = new SchemaStatus(prefix, version, version > 1, version > 1);
+          plan = SchemaScripts.plan(dialect, prefix, assumed);
+        } else {
+          plan = db.schema().plan();
+        }
+      } catch (SchemaVersionException e) {
+        return refused(this, e);
+      }
+      if (out.json()) {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("dialect", plan.dialect().id());
+        doc.put("prefix", plan.prefix());
+        doc.put("from", plan.from());
+        doc.put("to", plan.to());
+        doc.put("statements", plan.statements());
+        out.json(doc);
+      } else {
+        out.writer().print(plan.render());
+      }
+      return TxmsgCli.OK;
+    }
+  }
+
+  @Command(
+      name = "apply",
+      description = {
+        "Install the schema, or upgrade it in place, to the version this release needs.",
+        "Additive: running instances keep working. Instances and operators applying at the",
+        "same time take turns on a database lock; a second run does nothing."
+      })
+  static final class Apply extends DbCommand {
+    @Override
+    int run(Database db, Output out) throws Exception {
+      SchemaUpgrade u;
+      try {
+        u = db.schema().apply();
+      } catch (SchemaVersionException e) {
+        return refused(this, e);
+      }
+      if (out.json()) {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("table", u.prefix() + "schema");
+        doc.put("from", u.from());
+        doc.put("to", u.to());
+        doc.put("changed", u.changed());
+        doc.put("statements", u.statements());
+        doc.put("already_applied", u.alreadyApplied());
+        out.json(doc);
+      } else if (u.changed()) {
+        out.writer()
+            .println(
+                u.prefix()
+                    + "schema: "
+                    + (u.from() == 0 ? "installed" : "upgraded from V" + u.from())
+                    + " to V"
+                    + u.to()
+                    + " ("
+                    + u.statements()
+                    + " statements"
+                    + (u.alreadyApplied() > 0
+                        ? ", " + u.alreadyApplied() + " already applied by an earlier run"
+                        : "")
+                    + ")");
+      } else {
+        out.writer().println(u.prefix() + "schema: already at V" + u.to() + ", nothing to do");
+      }
+      return TxmsgCli.OK;
+    }
+  }
+
+  /** Dialect ids as operators type them: h2, mysql (or mariadb), postgresql (or postgres). */
+  static final class DialectConverter implements ITypeConverter<Dialect> {
+    @Override
+    public Dialect convert(String value) {
+      String v = value.strip().toLowerCase(Locale.ROOT);
+      for (Dialect d : Dialect.values()) {
+        if (d.id().equals(v)) {
+          return d;
+        }
+      }
+      return switch (v) {
+        case "mariadb" -> Dialect.MYSQL;
+        case "postgres", "pg" -> Dialect.POSTGRESQL;
+        default ->
+            throw new TypeConversionException(
+                "unknown dialect " + LogSafe.quote(value) + ": use h2, mysql or postgresql");
+      };
+    }
+  }
+}
