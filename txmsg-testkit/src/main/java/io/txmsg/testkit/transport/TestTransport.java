@@ -51,6 +51,13 @@ public enum TestTransport {
     }
   };
 
+  /**
+   * The client request timeout of the test transports: longer than the 3 s default because the
+   * suites share two cores with a forked cluster (and CI with other builds), where a client's first
+   * route query at start can take seconds. Production keeps the default.
+   */
+  static final Duration TIMEOUT = Duration.ofSeconds(10);
+
   /** Opens this real-broker transport on a given embedded cluster; not for {@link #IN_MEMORY}. */
   public Open on(EmbeddedRocketMQ mq) {
     return switch (this) {
@@ -64,7 +71,7 @@ public enum TestTransport {
   /** The gRPC transport on a given embedded cluster (e.g. one with special broker settings). */
   public static Open grpcOn(EmbeddedRocketMQ mq) {
     return new Open(
-        new GrpcTransport(BrokerConnection.endpoints(mq.grpcEndpoint())),
+        new GrpcTransport(GRPC.connection(mq)),
         mq::createTopic,
         (group, retries) ->
             mq.createConsumerGroup(group, retries, Duration.ofMillis(500), Duration.ofSeconds(1)));
@@ -76,8 +83,8 @@ public enum TestTransport {
    */
   public BrokerConnection connection(EmbeddedRocketMQ mq) {
     return switch (this) {
-      case GRPC -> BrokerConnection.endpoints(mq.grpcEndpoint());
-      case REMOTING -> BrokerConnection.nameServer(mq.namesrvAddress());
+      case GRPC -> BrokerConnection.endpoints(mq.grpcEndpoint()).withRequestTimeout(TIMEOUT);
+      case REMOTING -> BrokerConnection.nameServer(mq.namesrvAddress()).withRequestTimeout(TIMEOUT);
       case IN_MEMORY ->
           throw new IllegalArgumentException("the in-memory transport has no cluster");
     };
@@ -86,7 +93,7 @@ public enum TestTransport {
   /** The remoting transport on a given embedded cluster, through its NameServer. */
   public static Open remotingOn(EmbeddedRocketMQ mq) {
     return new Open(
-        new RemotingTransport(BrokerConnection.nameServer(mq.namesrvAddress())),
+        new RemotingTransport(REMOTING.connection(mq)),
         mq::createTopic,
         (group, retries) ->
             mq.createConsumerGroup(group, retries, Duration.ofMillis(500), Duration.ofSeconds(1)));
