@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.rocketmq.client.apis.consumer.ConsumeResult;
 import org.apache.rocketmq.client.apis.consumer.FilterExpression;
 import org.apache.rocketmq.client.apis.consumer.PushConsumer;
@@ -274,6 +275,7 @@ final class EndToEndSection {
     current = e;
     AtomicLong next = new AtomicLong();
     AtomicLong errors = new AtomicLong();
+    AtomicReference<Exception> firstError = new AtomicReference<>();
     long start = System.nanoTime();
     BenchSupport.parallel(
         8,
@@ -283,6 +285,7 @@ final class EndToEndSection {
               send.run(Load.nextId("e2e"));
             } catch (Exception ex) {
               errors.incrementAndGet();
+              firstError.compareAndSet(null, ex);
               e.all.countDown(); // never applied: do not wait for it
             }
           }
@@ -306,6 +309,9 @@ final class EndToEndSection {
         errors.get() > 0 ? " errors " + errors.get() : "",
         round == 0 ? " (warm-up)" : "",
         complete ? "" : " INCOMPLETE");
+    if (firstError.get() != null) {
+      progress("  first send error: %s", firstError.get());
+    }
     return r;
   }
 

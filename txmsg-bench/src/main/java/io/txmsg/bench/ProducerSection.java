@@ -487,6 +487,21 @@ final class ProducerSection {
         Report.num(Stats.median(txR)) + " vs " + Report.num(Stats.median(limitR)) + " ops/s");
   }
 
+  /** Whether the variant was measured in this run (selected by {@code --variants}). */
+  private boolean ran(String v) {
+    return results.containsKey(v);
+  }
+
+  /** A row of the work table, only for a variant that ran. */
+  private void row(Report rep, String v, Object... cells) {
+    if (ran(v)) {
+      Object[] all = new Object[cells.length + 1];
+      all[0] = v;
+      System.arraycopy(cells, 0, all, 1, cells.length);
+      rep.row(all);
+    }
+  }
+
   /** Errors, check-backs answered and republished rows of each variant over the section. */
   private void writeWork(Report rep) {
     long[] d = new long[work.get("after").length];
@@ -495,19 +510,28 @@ final class ProducerSection {
     }
     rep.h3("Errors, check-backs and republishes during the measured rounds");
     rep.table("variant", "errors", "check-backs answered", "rows republished");
-    rep.row(TXMSG, errors(TXMSG), d[0], d[1]);
-    rep.row(TXMSG_R, errors(TXMSG_R), d[6], d[7]);
-    rep.row(PROXY_ACK, errors(PROXY_ACK), d[2], "– (reconciler off)");
-    rep.row(
-        RAW + " and " + RAW_ENVELOPE + " (one producer)",
-        errors(RAW) + errors(RAW_ENVELOPE),
-        d[3],
-        "– (no republisher)");
-    rep.row(RAW_R, errors(RAW_R), d[8], "– (no republisher)");
-    rep.row(SPRING, errors(SPRING), d[5], "–");
-    rep.row(BROKER + ", alone and joint", errors(BROKER) + errors(JOINT_BROKER), d[4], "–");
-    rep.row(BROKER_R + ", alone and joint", errors(BROKER_R) + errors(JOINT_BROKER_R), d[9], "–");
-    rep.row(DB + ", alone and joint", errors(DB) + errors(JOINT_DB) + errors(JOINT_DB_R), "–", "–");
+    row(rep, TXMSG, errors(TXMSG), d[0], d[1]);
+    row(rep, TXMSG_R, errors(TXMSG_R), d[6], d[7]);
+    row(rep, PROXY_ACK, errors(PROXY_ACK), d[2], "– (reconciler off)");
+    if (ran(RAW) || ran(RAW_ENVELOPE)) {
+      rep.row(
+          RAW + " and " + RAW_ENVELOPE + " (one producer)",
+          errors(RAW) + errors(RAW_ENVELOPE),
+          d[3],
+          "– (no republisher)");
+    }
+    row(rep, RAW_R, errors(RAW_R), d[8], "– (no republisher)");
+    row(rep, SPRING, errors(SPRING), d[5], "–");
+    if (ran(BROKER) || ran(JOINT_BROKER)) {
+      rep.row(BROKER + ", alone and joint", errors(BROKER) + errors(JOINT_BROKER), d[4], "–");
+    }
+    if (ran(BROKER_R) || ran(JOINT_BROKER_R)) {
+      rep.row(BROKER_R + ", alone and joint", errors(BROKER_R) + errors(JOINT_BROKER_R), d[9], "–");
+    }
+    if (ran(DB) || ran(JOINT_DB) || ran(JOINT_DB_R)) {
+      rep.row(
+          DB + ", alone and joint", errors(DB) + errors(JOINT_DB) + errors(JOINT_DB_R), "–", "–");
+    }
     rep.end();
   }
 }
