@@ -57,8 +57,24 @@ public final class BenchMain {
   /** Meters of (a) txmsg and (e): check-backs answered and rows republished are read from here. */
   final SimpleMeterRegistry txMetrics = new SimpleMeterRegistry();
 
+  /** Meters of (ar) txmsg over remoting. */
+  final SimpleMeterRegistry txRemotingMetrics = new SimpleMeterRegistry();
+
+  /**
+   * (ar): the txmsg producer over the remoting transport, its own store id and table prefix (the
+   * reconciler's due-row query has no store filter, so two producers on one journal would compete
+   * for each other's rows).
+   */
+  TxProducer txmsgRemoting;
+
+  static final String REMOTING_PREFIX = "txr_";
+
   final SimpleMeterRegistry ackMetrics = new SimpleMeterRegistry();
   SpringChild spring;
+
+  /** CPU used outside the benchmark while the sections run. */
+  MachineLoad load;
+
   final String run = UUID.randomUUID().toString().substring(0, 6);
   final String txTopic = "bench-tx-" + run;
   final String ackTopic = "bench-proxyack-" + run;
@@ -70,6 +86,11 @@ public final class BenchMain {
   final String springE2eTopic = "bench-spring-e2e-" + run;
   final String rawE2eTopic = "bench-raw-e2e-" + run;
   final String consumeTopic = "bench-consume-" + run;
+  final String txRemotingTopic = "bench-tx-r-" + run;
+  final String e2eRemotingTopic = "bench-e2e-r-" + run;
+  final String rawRemotingTopic = "bench-raw-r-" + run;
+  final String brokerRemotingTopic = "bench-broker-r-" + run;
+  final String rawRemotingE2eTopic = "bench-raw-e2e-r-" + run;
 
   /** Commit times (nanoTime) of e2e events, recorded before the half-message commit. */
   static final ConcurrentHashMap<String, Long> COMMITTED_AT = new ConcurrentHashMap<>();
@@ -127,7 +148,12 @@ public final class BenchMain {
             brokerTopic,
             springTopic,
             springE2eTopic,
-            rawE2eTopic)) {
+            rawE2eTopic,
+            txRemotingTopic,
+            e2eRemotingTopic,
+            rawRemotingTopic,
+            brokerRemotingTopic,
+            rawRemotingE2eTopic)) {
       mq.createTopic(t, TopicType.TRANSACTION);
     }
     mq.createTopic(consumeTopic, TopicType.NORMAL);
@@ -139,6 +165,8 @@ public final class BenchMain {
     Sql.exec(ds, sql.creditTable());
     startTxmsg();
     startSpring();
+    load = new MachineLoad(ProcessHandle.current().pid(), mq.pid(), spring.pid());
+    load.start();
     if (opt.enabled("producer")) {
       new ProducerSection(this).run();
     }
@@ -157,8 +185,18 @@ public final class BenchMain {
     writeReport();
   }
 
-  /** (a) txmsg, and (e) the same with PROXY_ACK confirmation. */
+  /** (a) txmsg, (ar) the same over remoting, and (e) the gRPC one with PROXY_ACK confirmation. */
   void startTxmsg() throws Exception {
+    ProducerInterceptor commitTimes =
+        new ProducerInterceptor() {
+          @Override
+          public boolean beforeHalfMessageCommit(TxMessage message, String attemptId) {
+            if (recordCommits) {
+              COMMITTED_AT.put(message.eventId(), System.nanoTime());
+            }
+            return true;
+          }
+        };
     txmsg =
         TxProducer.builder()
             .dataSource(ds)
@@ -169,16 +207,22 @@ public final class BenchMain {
                     .storeId("bench")
                     .autoCreateSchema(true)) // reconciler on, as in production; its work is counted
             .meterRegistry(txMetrics)
-            .interceptor(
-                new ProducerInterceptor() {
-                  @Override
-                  public boolean beforeHalfMessageCommit(TxMessage message, String attemptId) {
-                    if (recordCommits) {
-                      COMMITTED_AT.put(message.eventId(), System.nanoTime());
-                    }
-                    return true;
-                  }
-                })
+            .interceptor(commitTimes)
+            .build();
+    // The same producer over remoting: same settings and handler work, only the transport (and,
+    // so that the two reconcilers never touch each other's rows, the store id and table prefix).
+    txmsgRemoting =
+        TxProducer.builder()
+            .dataSource(ds)
+            .settings(
+                new TxProducerSettings()
+                    .connection(remotingConnection())
+                    .topics(txRemotingTopic, e2eRemotingTopic)
+                    .storeId("bench-remoting")
+                    .tablePrefix(REMOTING_PREFIX)
+                    .autoCreateSchema(true))
+            .meterRegistry(txRemotingMetrics)
+            .interceptor(commitTimes)
             .build();
     // The same producer with PROXY_ACK confirmation (no confirm consumer): a diagnostic variant.
     txmsgProxyAck =
@@ -233,9 +277,19 @@ public final class BenchMain {
 
   DatabaseFixture springFixture;
 
-  /** How every txmsg runtime of the benchmark reaches the proxy: plaintext, like the baselines. */
+  /**
+   * How every gRPC txmsg runtime of the benchmark reaches the proxy: plaintext, like the baselines.
+   */
   BrokerConnection connection() {
     return BrokerConnection.endpoints(mq.grpcEndpoint()).withTls(false);
+  }
+
+  /**
+   * How every remoting txmsg runtime reaches the broker: through the NameServer, plaintext (the
+   * remoting default, set explicitly).
+   */
+  BrokerConnection remotingConnection() {
+    return BrokerConnection.nameServer(mq.namesrvAddress()).withTls(false);
   }
 
   /** The sum of the counters named {@code name} (all tags) in {@code r}. */
@@ -281,6 +335,23 @@ public final class BenchMain {
             + " ms measured per point after "
             + opt.warmupMs
             + " ms warm-up).\n\n");
+    md.append(
+        "This run: sections **"
+            + String.join(", ", opt.sections)
+            + "**, variants "
+            + String.join(", ", opt.variants)
+            + "; commit "
+            + commit()
+            + "; benchmark arguments `"
+            + opt.args
+            + "`."
+            + (opt.sections.containsAll(
+                    List.of("producer", "consumer", "e2e", "store", "checkback"))
+                ? ""
+                : " Sections not listed did not run and have no figures in this file.")
+            + " "
+            + (load == null ? "" : load.describe())
+            + "\n\n");
     md.append(readResource("benchmarks-intro.md"));
     md.append("\n## Machine and versions\n\n");
     md.append(machine());
@@ -290,7 +361,6 @@ public final class BenchMain {
     md.append(
         "Goals, never assertions. Every ratio is a ratio of medians measured in the same run, with"
             + " the variants interleaved round by round.\n\n");
-    report.notBuilt("producer on the Remoting transport (txmsg not built on it yet)", "–");
     report.notBuilt("producer in OUTBOX mode", "–");
     md.append(report.summaryTable());
     md.append(report.body());
@@ -336,6 +406,29 @@ public final class BenchMain {
       s.append("| ").append(k).append(" | ").append(v.getProperty(k)).append(" |\n");
     }
     return s.toString();
+  }
+
+  /** The checked-out commit (short hash, "+ local changes" when the work tree is dirty). */
+  static String commit() {
+    try {
+      String head = git("rev-parse", "--short", "HEAD").trim();
+      boolean dirty = !git("status", "--porcelain", "--untracked-files=no").isBlank();
+      return "`" + head + "`" + (dirty ? " + local changes" : "");
+    } catch (Exception e) {
+      return "? (" + e.getMessage() + ")";
+    }
+  }
+
+  private static String git(String... args) throws Exception {
+    List<String> cmd = new ArrayList<>();
+    cmd.add("git");
+    cmd.addAll(Arrays.asList(args));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (p.waitFor() != 0) {
+      throw new IllegalStateException("git " + String.join(" ", args) + ": " + out.trim());
+    }
+    return out;
   }
 
   static String cpuModel() {
@@ -399,6 +492,8 @@ public final class BenchMain {
         new AutoCloseable[] {
           spring,
           txmsg,
+          txmsgRemoting,
+          txmsgProxyAck,
           ds,
           fixture,
           springFixture,
@@ -428,7 +523,8 @@ public final class BenchMain {
     int e2eMessages = 3000;
     long[] checkbackSizes = {10_000, 1_000_000, 10_000_000};
     List<String> sections = List.of("producer", "consumer", "e2e", "store", "checkback");
-    List<String> variants = List.of("a", "b", "c", "d", "e", "f");
+    List<String> variants = List.of("a", "b", "c", "d", "e", "f", "ar", "br", "dr");
+    String args = "";
     Path outDir = Path.of("docs");
     Path out; // default: outDir/benchmarks.md (H2) or benchmarks-<db>.md
     Path logDir = Path.of("target");
@@ -447,6 +543,17 @@ public final class BenchMain {
           a.addAll(Arrays.asList(s.trim().split("\\s+")));
         }
       }
+      // What was asked for, without the paths the bench profile always passes.
+      List<String> shown = new ArrayList<>();
+      for (int i = 0; i < a.size(); i++) {
+        if (List.of("--out-dir", "--log-dir", "--spring-classes", "--spring-classpath")
+            .contains(a.get(i))) {
+          i++;
+        } else {
+          shown.add(a.get(i));
+        }
+      }
+      o.args = String.join(" ", shown);
       for (int i = 0; i < a.size(); i++) {
         String k = a.get(i);
         String v = i + 1 < a.size() ? a.get(i + 1) : null;

@@ -8,6 +8,7 @@ import io.txmsg.api.Envelope;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.bench.Credits.Paid;
 import io.txmsg.consumer.TxConsumers;
+import io.txmsg.transport.BrokerConnection;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,13 +26,29 @@ import org.apache.rocketmq.client.apis.consumer.FilterExpression;
 import org.apache.rocketmq.client.apis.consumer.PushConsumer;
 import org.apache.rocketmq.client.apis.producer.Producer;
 
-/** 2. Consumer throughput: a raw PushConsumer against txmsg handlers with dedup (and guard). */
+/**
+ * 2. Consumer throughput: a raw push consumer against txmsg handlers with dedup (and guard), on
+ * each transport.
+ */
 final class ConsumerSection {
-  static final String C_RAW = "raw PushConsumer, insert in own tx";
-  static final String C_DEDUP = "txmsg handler, dedup";
-  static final String C_GUARD = "txmsg handler, dedup + version guard";
+  static final String C_RAW = "(b) raw PushConsumer (gRPC), insert in own tx";
+  static final String C_DEDUP = "(a) txmsg handler (gRPC), dedup";
+  static final String C_GUARD = "(a) txmsg handler (gRPC), dedup + version guard";
+  static final String C_RAW_R = "(br) raw DefaultMQPushConsumer (remoting), insert in own tx";
+  static final String C_DEDUP_R = "(ar) txmsg handler (remoting), dedup";
+  static final String C_GUARD_R = "(ar) txmsg handler (remoting), dedup + version guard";
 
-  private static final List<String> VARIANTS = List.of(C_RAW, C_DEDUP, C_GUARD);
+  private static final List<String> ALL =
+      List.of(C_RAW, C_DEDUP, C_GUARD, C_RAW_R, C_DEDUP_R, C_GUARD_R);
+
+  /** The group name token of each variant. */
+  private static final Map<String, String> TOKEN =
+      Map.of(
+          C_RAW, "raw", C_DEDUP, "dedup", C_GUARD, "guard", C_RAW_R, "raw-r", C_DEDUP_R, "dedup-r",
+          C_GUARD_R, "guard-r");
+
+  /** The variants selected by {@code --variants} (b, a, br, ar). */
+  private final List<String> variants = new ArrayList<>();
 
   private final BenchMain b;
 
@@ -40,6 +57,15 @@ final class ConsumerSection {
 
   ConsumerSection(BenchMain b) {
     this.b = b;
+    for (String v : ALL) {
+      if (b.opt.variants.contains(ProducerSection.key(v))) {
+        variants.add(v);
+      }
+    }
+  }
+
+  private static boolean remoting(String v) {
+    return v.equals(C_RAW_R) || v.equals(C_DEDUP_R) || v.equals(C_GUARD_R);
   }
 
   void run() throws Exception {
@@ -78,7 +104,7 @@ final class ConsumerSection {
 
   /** Each variant once, with a fresh consumer group, in an order rotated by round. */
   private void runRound(int round, int n) throws Exception {
-    List<String> order = new ArrayList<>(VARIANTS);
+    List<String> order = new ArrayList<>(variants);
     Collections.rotate(order, round);
     for (String v : order) {
       String group = groupName(v, round);
@@ -94,12 +120,7 @@ final class ConsumerSection {
   }
 
   private String groupName(String variant, int round) {
-    return "bench-"
-        + (variant.equals(C_RAW) ? "raw" : variant.equals(C_DEDUP) ? "dedup" : "guard")
-        + "-"
-        + round
-        + "-"
-        + b.run;
+    return "bench-" + TOKEN.get(variant) + "-" + round + "-" + b.run;
   }
 
   /**
@@ -109,10 +130,22 @@ final class ConsumerSection {
    */
   private double[] consumeAll(String variant, String group, int n) throws Exception {
     Completion done = new Completion(n);
-    Runnable stop =
-        variant.equals(C_RAW)
-            ? startRawConsumer(group, done)
-            : startTxConsumer(group, variant.equals(C_GUARD), done);
+    Runnable stop;
+    if (variant.equals(C_RAW)) {
+      stop = startRawConsumer(group, done);
+    } else if (variant.equals(C_RAW_R)) {
+      var pc =
+          RawRemotingConsumer.start(
+              b, group, b.consumeTopic, done::accept, done.errors::incrementAndGet);
+      stop = pc::shutdown;
+    } else {
+      stop =
+          startTxConsumer(
+              group,
+              remoting(variant) ? b.remotingConnection() : b.connection(),
+              variant.equals(C_GUARD) || variant.equals(C_GUARD_R),
+              done);
+    }
     boolean complete = done.all.await(180, TimeUnit.SECONDS);
     stop.run();
     // Both clocks run from the first to the last applied event (after the consumer's commit):
@@ -160,9 +193,10 @@ final class ConsumerSection {
   }
 
   /** The credit row inside the framework's transaction; returns stop. */
-  private Runnable startTxConsumer(String group, boolean guard, Completion done) throws Exception {
+  private Runnable startTxConsumer(
+      String group, BrokerConnection connection, boolean guard, Completion done) throws Exception {
     TxConsumers tc =
-        Credits.creditConsumers(b, group, b.consumeTopic, guard)
+        Credits.creditConsumers(b, connection, group, b.consumeTopic, guard)
             .listener(
                 (g, type, id, outcome) -> {
                   if (outcome == ConsumeOutcome.APPLIED || outcome == ConsumeOutcome.DUPLICATE) {
@@ -204,28 +238,41 @@ final class ConsumerSection {
         n
             + " envelopes (as the txmsg producer writes them) are preloaded into a NORMAL topic;"
             + " each round a fresh consumer group of each variant consumes all of them from the"
-            + " start (8 consumption threads each, gRPC without TLS), in an order rotated every"
-            + " round; each variant's consumers are closed before the next starts. Throughput ="
-            + " (messages − 1) / (last applied − first applied), the same two points for every"
-            + " variant (after the consumer's commit). The raw consumer decodes the JSON payload"
-            + " with Jackson and inserts the credit row in its own JDBC transaction (no dedup);"
-            + " the txmsg handler inserts the same row inside the framework's transaction"
+            + " start (8 consumption threads each, no TLS on either transport), in an order"
+            + " rotated every round; each variant's consumers are closed before the next starts."
+            + " Throughput = (messages − 1) / (last applied − first applied), the same two points"
+            + " for every variant (after the consumer's commit). The raw consumers (gRPC:"
+            + " rocketmq-client-java `PushConsumer`; remoting: rocketmq-client"
+            + " `DefaultMQPushConsumer`, CLUSTERING, one message per listener call) decode the"
+            + " JSON payload with Jackson and insert the credit row in their own JDBC transaction"
+            + " (no dedup); the txmsg handler (the same definition on both transports, only the"
+            + " connection differs) inserts the same row inside the framework's transaction"
             + " (consume-log claim, optional version guard: one aggregate per event, so the guard"
             + " also creates one version row per event in its own short transaction). Ratios are"
             + " paired within each round; median (min–max) over "
             + b.opt.rounds
             + " rounds after one warm-up round. Errors: failed deliveries (raw: the listener"
-            + " returned FAILURE; txmsg: an outcome other than APPLIED/DUPLICATE), all redelivered.");
-    rep.table("variant", "msg/s", "× raw, per round", "errors");
+            + " returned FAILURE / RECONSUME_LATER; txmsg: an outcome other than"
+            + " APPLIED/DUPLICATE), all redelivered. rocketmq-spring has no consumer variant in"
+            + " this section (its consumer runs in section 3).");
+    rep.table("variant", "msg/s", "× raw gRPC, per round", "× raw remoting, per round", "errors");
     List<Double> base = col(results.get(C_RAW), 0);
-    for (String v : VARIANTS) {
+    List<Double> baseR = col(results.get(C_RAW_R), 0);
+    for (String v : variants) {
       List<Double> tp = col(results.get(v), 0);
       long errors = (long) col(results.get(v), 3).stream().mapToDouble(x -> x).sum();
-      rep.row(v, Report.num(Stats.median(tp)), Stats.spread(Stats.ratios(tp, base)), errors);
+      rep.row(
+          v,
+          Report.num(Stats.median(tp)),
+          base.isEmpty() ? "–" : Stats.spread(Stats.ratios(tp, base)),
+          baseR.isEmpty() ? "–" : Stats.spread(Stats.ratios(tp, baseR)),
+          errors);
     }
     rep.end();
-    target(C_DEDUP, "consumer: dedup / raw", 0.85, base);
-    target(C_GUARD, "consumer: dedup + version guard / raw", 0.8, base);
+    target(C_DEDUP, "consumer gRPC: dedup / raw gRPC", 0.85, base);
+    target(C_GUARD, "consumer gRPC: dedup + version guard / raw gRPC", 0.8, base);
+    target(C_DEDUP_R, "consumer remoting: dedup / raw remoting", 0.85, baseR);
+    target(C_GUARD_R, "consumer remoting: dedup + version guard / raw remoting", 0.8, baseR);
   }
 
   private void target(String v, String goal, double threshold, List<Double> base) {

@@ -34,11 +34,21 @@ final class Credits {
    */
   static TxConsumers.Builder creditConsumers(
       BenchMain b, String group, String topic, boolean versionGuard) {
+    return creditConsumers(b, b.connection(), group, topic, versionGuard);
+  }
+
+  /** The same on the given transport (gRPC or remoting): only the connection differs. */
+  static TxConsumers.Builder creditConsumers(
+      BenchMain b,
+      io.txmsg.transport.BrokerConnection connection,
+      String group,
+      String topic,
+      boolean versionGuard) {
     return TxConsumers.builder()
         .dataSource(b.ds)
         .settings(
             new TxConsumerSettings()
-                .connection(b.connection())
+                .connection(connection)
                 .consumptionThreads(8)
                 .group(ConsumerGroupConfig.of(group).subscribe(topic)))
         .handler(

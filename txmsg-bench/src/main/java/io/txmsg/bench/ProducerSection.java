@@ -18,18 +18,35 @@ import org.apache.rocketmq.client.apis.producer.Producer;
 import org.apache.rocketmq.client.apis.producer.Transaction;
 import org.apache.rocketmq.client.apis.producer.TransactionResolution;
 
-/** 1. Producer: throughput and latency of txmsg against the raw client, rocketmq-spring, halves. */
+/**
+ * 1. Producer: throughput and latency of txmsg on each transport against the hand-written client
+ * with a journal on the same transport, rocketmq-spring, and the halves (broker alone, database
+ * alone, both together).
+ */
 final class ProducerSection {
-  static final String TXMSG = "(a) txmsg";
-  static final String RAW = "(b) raw client + journal (hand-written)";
-  static final String SPRING = "(c) rocketmq-spring + tx-log table";
-  static final String BROKER = "(d) broker alone (tx send+commit)";
-  static final String DB = "(d) database alone (the statements of (b))";
-  static final String JOINT = "(d) broker + database together";
-  static final String JOINT_BROKER = "(d) broker, while the database runs";
-  static final String JOINT_DB = "(d) database, while the broker runs";
-  static final String PROXY_ACK = "(e) txmsg, PROXY_ACK confirmation";
+  static final String TXMSG = "(a) txmsg, gRPC";
+  static final String TXMSG_R = "(ar) txmsg, remoting";
+  static final String RAW = "(b) raw gRPC client + journal (hand-written)";
+  static final String RAW_R = "(br) raw remoting client + journal (hand-written)";
+  static final String SPRING = "(c) rocketmq-spring + tx-log table (remoting)";
+  static final String BROKER = "(d) broker alone, gRPC (tx send+commit)";
+  static final String BROKER_R = "(dr) broker alone, remoting (tx send+commit)";
+  static final String DB = "(d) database alone (the statements of (b) and (br))";
+  static final String JOINT = "(d) gRPC broker + database together";
+  static final String JOINT_BROKER = "(d) gRPC broker, while the database runs";
+  static final String JOINT_DB = "(d) database, while the gRPC broker runs";
+  static final String JOINT_R = "(dr) remoting broker + database together";
+  static final String JOINT_BROKER_R = "(dr) remoting broker, while the database runs";
+  static final String JOINT_DB_R = "(dr) database, while the remoting broker runs";
+  static final String PROXY_ACK = "(e) txmsg, gRPC, PROXY_ACK confirmation";
   static final String RAW_ENVELOPE = "(f) = (b) with the txmsg envelope";
+
+  /** The transport a row is measured on: the ratios to (b) and to the joint limit use its own. */
+  private enum Via {
+    GRPC,
+    REMOTING,
+    NONE
+  }
 
   private static final int[] CONCURRENCY = {1, 8, 32};
 
@@ -45,6 +62,9 @@ final class ProducerSection {
   /** Seconds waited for the delivery confirmation after each measured txmsg point. */
   private final List<Double> drains = new ArrayList<>();
 
+  /** Seconds waited for the remoting txmsg producer's delivery confirmation. */
+  private final List<Double> drainsRemoting = new ArrayList<>();
+
   /** Check-backs the broker-alone producer answered. */
   private final AtomicLong brokerCheckbacks = new AtomicLong();
 
@@ -57,25 +77,37 @@ final class ProducerSection {
   }
 
   void run() throws Exception {
-    progress("== 1. producer: txmsg vs raw client vs rocketmq-spring vs broker / database alone");
-    try (RawClient raw = new RawClient(b, b.rawTopic)) {
+    progress(
+        "== 1. producer: txmsg (gRPC, remoting) vs raw clients vs rocketmq-spring vs broker /"
+            + " database alone");
+    try (RawClient raw = new RawClient(b, b.rawTopic);
+        RawRemotingClient rawR =
+            new RawRemotingClient(b, b.rawRemotingTopic, "bench-raw-r-" + b.run, true);
+        RawRemotingClient brokerR =
+            new RawRemotingClient(b, b.brokerRemotingTopic, "bench-broker-r-" + b.run, false)) {
       Producer brokerOnly = brokerOnlyProducer();
-      Map<String, Load.Op> ops = operations(raw, brokerOnly);
+      Map<String, Load.Op> ops = operations(raw, brokerOnly, rawR, brokerR);
       List<String> variants = new ArrayList<>(ops.keySet());
-      variants.removeIf(v -> !b.opt.variants.contains(v.substring(1, 2)));
+      variants.removeIf(v -> !b.opt.variants.contains(key(v)));
+      progress("variants: %s", variants);
       warmUp(variants, ops);
-      long[] before = counters(raw);
+      long[] before = counters(raw, rawR, brokerR);
       for (int round = 1; round <= b.opt.rounds; round++) {
         for (int c : CONCURRENCY) {
           runPoint(round, c, variants, ops);
         }
       }
-      long[] after = counters(raw);
+      long[] after = counters(raw, rawR, brokerR);
       work.put("before", before);
       work.put("after", after);
       brokerOnly.close();
     }
     writeReport();
+  }
+
+  /** The name of a variant in {@code --variants}: what its label has in parentheses. */
+  static String key(String variant) {
+    return variant.substring(1, variant.indexOf(')'));
   }
 
   // ---------------------------------------------------------------- variants
@@ -93,15 +125,22 @@ final class ProducerSection {
         .build();
   }
 
-  /** The variants in their base order (rotated per round); spring and joint are special. */
-  private Map<String, Load.Op> operations(RawClient raw, Producer brokerOnly) {
+  /**
+   * The variants in their base order (rotated per round); spring and the joint runs are special.
+   */
+  private Map<String, Load.Op> operations(
+      RawClient raw, Producer brokerOnly, RawRemotingClient rawR, RawRemotingClient brokerR) {
     Map<String, Load.Op> ops = new LinkedHashMap<>();
     ops.put(DB, id -> RawClient.localTransaction(b, b.rawTopic, id));
     ops.put(BROKER, id -> brokerAlone(brokerOnly, id));
     ops.put(RAW, id -> raw.send(id, false, null));
     ops.put(TXMSG, id -> txmsg(b.txmsg, b.txTopic, id));
     ops.put(SPRING, null);
+    ops.put(RAW_R, id -> rawR.send(id, null));
+    ops.put(TXMSG_R, id -> txmsg(b.txmsgRemoting, b.txRemotingTopic, id));
+    ops.put(BROKER_R, id -> brokerR.send(id, null));
     ops.put(JOINT, null);
+    ops.put(JOINT_R, null);
     ops.put(RAW_ENVELOPE, id -> raw.send(id, true, null));
     ops.put(PROXY_ACK, id -> txmsg(b.txmsgProxyAck, b.ackTopic, id));
     return ops;
@@ -125,16 +164,22 @@ final class ProducerSection {
 
   /**
    * {txmsg check-backs, txmsg republished, (e) check-backs, (b)+(f) check-backs, broker-alone
-   * check-backs, rocketmq-spring check-backs}.
+   * check-backs, rocketmq-spring check-backs, (ar) check-backs, (ar) republished, (br) check-backs,
+   * remoting broker-alone check-backs}.
    */
-  private long[] counters(RawClient raw) throws Exception {
+  private long[] counters(RawClient raw, RawRemotingClient rawR, RawRemotingClient brokerR)
+      throws Exception {
     return new long[] {
       BenchMain.counted(b.txMetrics, "txmsg.checkback"),
       BenchMain.counted(b.txMetrics, "txmsg.reconcile.republished"),
       BenchMain.counted(b.ackMetrics, "txmsg.checkback"),
       raw.checkbacks.get(),
       brokerCheckbacks.get(),
-      Long.parseLong(b.spring.call("checkbacks", 30)[0])
+      Long.parseLong(b.spring.call("checkbacks", 30)[0]),
+      BenchMain.counted(b.txRemotingMetrics, "txmsg.checkback"),
+      BenchMain.counted(b.txRemotingMetrics, "txmsg.reconcile.republished"),
+      rawR.checkbacks.get(),
+      brokerR.checkbacks.get()
     };
   }
 
@@ -147,6 +192,8 @@ final class ProducerSection {
       measure(v, ops, 8, 2 * b.opt.warmupMs + 1000, 0);
       if (v.equals(TXMSG)) {
         BenchSupport.drain(b.ds);
+      } else if (v.equals(TXMSG_R)) {
+        BenchSupport.drain(b.ds, BenchMain.REMOTING_PREFIX);
       }
     }
   }
@@ -176,6 +223,8 @@ final class ProducerSection {
           });
       if (v.equals(TXMSG)) {
         drains.add(BenchSupport.drain(b.ds));
+      } else if (v.equals(TXMSG_R)) {
+        drainsRemoting.add(BenchSupport.drain(b.ds, BenchMain.REMOTING_PREFIX));
       }
     }
   }
@@ -195,9 +244,13 @@ final class ProducerSection {
               Double.parseDouble(f[4])));
     }
     if (v.equals(JOINT)) {
-      return measureJoint(ops.get(BROKER), ops.get(DB), c, warm, measure);
+      return measureJoint(ops.get(BROKER), ops.get(DB), c, warm, measure, JOINT_BROKER, JOINT_DB);
     }
-    return Map.of(v, Load.run(v.substring(1, 2), c, warm, measure, ops.get(v)));
+    if (v.equals(JOINT_R)) {
+      return measureJoint(
+          ops.get(BROKER_R), ops.get(DB), c, warm, measure, JOINT_BROKER_R, JOINT_DB_R);
+    }
+    return Map.of(v, Load.run(key(v), c, warm, measure, ops.get(v)));
   }
 
   /**
@@ -206,14 +259,15 @@ final class ProducerSection {
    * event, so the smaller of the two is the limit any producer on this machine can reach.
    */
   private Map<String, Load.Result> measureJoint(
-      Load.Op broker, Load.Op db, int c, long warm, long measure) throws Exception {
+      Load.Op broker, Load.Op db, int c, long warm, long measure, String brokerName, String dbName)
+      throws Exception {
     ExecutorService ex = Executors.newFixedThreadPool(2);
     try {
-      Future<Load.Result> br = ex.submit(() -> Load.run("d", c, warm, measure, broker));
-      Future<Load.Result> dr = ex.submit(() -> Load.run("j", c, warm, measure, db));
+      Future<Load.Result> br = ex.submit(() -> Load.run("jb", c, warm, measure, broker));
+      Future<Load.Result> dr = ex.submit(() -> Load.run("jd", c, warm, measure, db));
       Map<String, Load.Result> out = new LinkedHashMap<>();
-      out.put(JOINT_BROKER, br.get());
-      out.put(JOINT_DB, dr.get());
+      out.put(brokerName, br.get());
+      out.put(dbName, dr.get());
       return out;
     } finally {
       ex.shutdownNow();
@@ -233,10 +287,11 @@ final class ProducerSection {
     return Stats.median(perRound(v, c, f));
   }
 
-  /** The joint limit of each round: min(broker, database) while both ran. */
-  private List<Double> jointLimit(int c) {
-    List<Double> br = perRound(JOINT_BROKER, c, Load.Result::perSecond);
-    List<Double> db = perRound(JOINT_DB, c, Load.Result::perSecond);
+  /** The joint limit of each round on a transport: min(broker, database) while both ran. */
+  private List<Double> jointLimit(int c, Via via) {
+    boolean remoting = via == Via.REMOTING;
+    List<Double> br = perRound(remoting ? JOINT_BROKER_R : JOINT_BROKER, c, Load.Result::perSecond);
+    List<Double> db = perRound(remoting ? JOINT_DB_R : JOINT_DB, c, Load.Result::perSecond);
     List<Double> out = new ArrayList<>();
     for (int i = 0; i < Math.min(br.size(), db.size()); i++) {
       out.add(Math.min(br.get(i), db.get(i)));
@@ -269,7 +324,9 @@ final class ProducerSection {
             + " marked every journal row SENT, so its backlog does not load the next variant;"
             + " median wait "
             + Report.num(Stats.median(drains))
-            + " s.");
+            + " s (gRPC), "
+            + Report.num(Stats.median(drainsRemoting))
+            + " s (remoting).");
   }
 
   private String description() {
@@ -281,23 +338,36 @@ final class ProducerSection {
         + " each call. "
         + b.opt.rounds
         + " rounds; inside each round the variants run one after the other in an order rotated"
-        + " every round, and every ratio is computed **within a round** (txmsg ÷ baseline of the"
-        + " same round), then summarised as median (min–max) over the rounds. (a) txmsg:"
+        + " every round, and every ratio is computed **within a round** (variant ÷ baseline of"
+        + " the same round), then summarised as median (min–max) over the rounds. Every variant"
+        + " runs **without TLS** (see the transport table above). (a) txmsg over gRPC:"
         + " `template().execute` (half message, attempt + journal rows, the insert, self-check,"
         + " commit, half commit) with the default CONSUMER delivery confirmation and the"
-        + " reconciler running, as in production. (b) what a careful user writes by hand on"
-        + " rocketmq-client-java 5.1.0: `beginTransaction/send`, one JDBC transaction with the"
-        + " business row and a journal row (`raw_journal`: event_id primary key, topic, payload,"
-        + " status, created_at, and an index on (status, created_at) for a republisher), then"
-        + " `commit`; its `TransactionChecker` reads the journal row by event id (COMMIT if"
-        + " found, else UNKNOWN). (b) marks nothing SENT and runs no republisher. (c)"
-        + " rocketmq-spring 2.3.4 `sendMessageInTransaction` in its own JVM (Spring Boot 3.5,"
-        + " remoting protocol via the NameServer), local transaction = business row + tx-log"
-        + " row through `TransactionTemplate`/`JdbcTemplate`, checker reads the tx-log table."
-        + " (d) the two halves of (b): the broker's tx send+commit without a database, the"
-        + " database transaction of (b) (same two inserts, same commit) without a broker, and"
-        + " both **together** (c threads each, at the same time): the smaller of the two joint"
-        + " rates is the limit a producer can reach when both halves share this machine. (e) is"
+        + " reconciler running, as in production. (ar) the same txmsg code, settings and handler"
+        + " over the remoting transport (`BrokerConnection.nameServer(…)`, `RemotingTransport`,"
+        + " rocketmq-client): only the transport differs, plus its own store id and table prefix"
+        + " `txr_` so the two reconcilers never claim each other's rows (the due-row query has no"
+        + " store filter). (b) what a careful user writes by hand on rocketmq-client-java"
+        + " (gRPC): `beginTransaction/send`, one JDBC transaction with the business row and a"
+        + " journal row (`raw_journal`: event_id primary key, topic, payload, status,"
+        + " created_at, and an index on (status, created_at) for a republisher), then `commit`;"
+        + " its `TransactionChecker` reads the journal row by event id (COMMIT if found, else"
+        + " UNKNOWN). (br) the same by hand on rocketmq-client (remoting): a"
+        + " `TransactionMQProducer` whose `sendMessageInTransaction` sends the half message, runs"
+        + " `executeLocalTransaction` = exactly the JDBC transaction of (b) into the same"
+        + " `raw_journal` table, and ends the transaction; `checkLocalTransaction` reads that"
+        + " table by event id (COMMIT if found, else UNKNOW). (b) and (br) mark nothing SENT and"
+        + " run no republisher. (c) rocketmq-spring 2.3.4 `sendMessageInTransaction` in its own"
+        + " JVM (Spring Boot 3.5, remoting via the NameServer), local transaction = business row"
+        + " + tx-log row through `TransactionTemplate`/`JdbcTemplate`, checker reads the tx-log"
+        + " table. (d) the halves of (b): the broker's tx send+commit without a database over"
+        + " gRPC, the database transaction of (b) (same two inserts, same commit; also that of"
+        + " (br)) without a broker, and both **together** (c threads each, at the same time): the"
+        + " smaller of the two joint rates is the limit a producer can reach when both halves"
+        + " share this machine. (dr) the same over remoting: broker alone = the (br) producer and"
+        + " message with a listener that commits without a database, and remoting broker +"
+        + " database together. Ratios to (b) and to the joint limit use the row's own transport"
+        + " in the column named for it; × (c) compares every row with rocketmq-spring. (e) is"
         + " (a) with `confirmation(PROXY_ACK)` (no confirm consumer; reconciler off), a"
         + " diagnostic variant. (f) is (b) sending the message txmsg sends (11 envelope"
         + " properties, keys eventId + business key), a diagnostic variant.";
@@ -306,12 +376,39 @@ final class ProducerSection {
   private void writeConcurrency(Report rep, int c) {
     rep.h3("Concurrency " + c);
     rep.table(
-        "variant", "ops/s", "p50 ms", "p99 ms", "errors", "× (b), per round", "× joint limit");
+        "variant",
+        "ops/s",
+        "p50 ms",
+        "p99 ms",
+        "errors",
+        "× (b) gRPC, per round",
+        "× (br) remoting, per round",
+        "× (c) rocketmq-spring, per round",
+        "× joint limit of its transport");
     List<Double> base = perRound(RAW, c, Load.Result::perSecond);
-    List<Double> limit = jointLimit(c);
-    for (String v :
-        List.of(TXMSG, PROXY_ACK, RAW, RAW_ENVELOPE, SPRING, BROKER, DB, JOINT_BROKER, JOINT_DB)) {
+    List<Double> baseR = perRound(RAW_R, c, Load.Result::perSecond);
+    List<Double> spring = perRound(SPRING, c, Load.Result::perSecond);
+    Map<String, Via> rows = new LinkedHashMap<>();
+    rows.put(TXMSG, Via.GRPC);
+    rows.put(TXMSG_R, Via.REMOTING);
+    rows.put(PROXY_ACK, Via.GRPC);
+    rows.put(RAW, Via.GRPC);
+    rows.put(RAW_R, Via.REMOTING);
+    rows.put(RAW_ENVELOPE, Via.GRPC);
+    rows.put(SPRING, Via.REMOTING);
+    rows.put(BROKER, Via.GRPC);
+    rows.put(BROKER_R, Via.REMOTING);
+    rows.put(DB, Via.NONE);
+    rows.put(JOINT_BROKER, Via.GRPC);
+    rows.put(JOINT_DB, Via.GRPC);
+    rows.put(JOINT_BROKER_R, Via.REMOTING);
+    rows.put(JOINT_DB_R, Via.REMOTING);
+    for (Map.Entry<String, Via> row : rows.entrySet()) {
+      String v = row.getKey();
       List<Double> tp = perRound(v, c, Load.Result::perSecond);
+      if (tp.isEmpty()) {
+        continue; // not selected in this run
+      }
       long errs = 0;
       for (Load.Result r : results.getOrDefault(v, Map.of()).getOrDefault(c, List.of())) {
         errs += r.errors();
@@ -322,28 +419,87 @@ final class ProducerSection {
           Report.ms(med(v, c, Load.Result::p50Ms)),
           Report.ms(med(v, c, Load.Result::p99Ms)),
           errs,
-          tp.isEmpty() ? "–" : Stats.spread(Stats.ratios(tp, base)),
-          tp.isEmpty() ? "–" : Stats.spread(Stats.ratios(tp, limit)));
+          ratio(tp, base),
+          ratio(tp, baseR),
+          ratio(tp, spring),
+          row.getValue() == Via.NONE ? "–" : ratio(tp, jointLimit(c, row.getValue())));
     }
-    rep.row("joint limit = min(broker, database) while both run", Report.num(Stats.median(limit)));
+    List<Double> limit = jointLimit(c, Via.GRPC);
+    List<Double> limitR = jointLimit(c, Via.REMOTING);
+    if (!limit.isEmpty()) {
+      rep.row(
+          "joint limit, gRPC = min(broker, database) while both run",
+          Report.num(Stats.median(limit)));
+    }
+    if (!limitR.isEmpty()) {
+      rep.row(
+          "joint limit, remoting = min(broker, database) while both run",
+          Report.num(Stats.median(limitR)));
+    }
     rep.end();
     if (c == TARGET_C) {
-      writeTargets(base, limit);
+      writeTargets(base, limit, baseR, limitR, spring);
     }
   }
 
-  private void writeTargets(List<Double> base, List<Double> limit) {
+  private static String ratio(List<Double> tp, List<Double> base) {
+    return base.isEmpty() ? "–" : Stats.spread(Stats.ratios(tp, base));
+  }
+
+  private void writeTargets(
+      List<Double> base,
+      List<Double> limit,
+      List<Double> baseR,
+      List<Double> limitR,
+      List<Double> spring) {
     List<Double> tx = perRound(TXMSG, TARGET_C, Load.Result::perSecond);
     b.report.target(
-        "producer HALF_MESSAGE gRPC, c=" + TARGET_C + ": txmsg (a) / hand-written (b)",
+        "producer HALF_MESSAGE gRPC, c=" + TARGET_C + ": txmsg (a) / hand-written gRPC (b)",
         Stats.ratios(tx, base),
         0.75,
         Report.num(Stats.median(tx)) + " vs " + Report.num(Stats.median(base)) + " ops/s");
+    List<Double> txR = perRound(TXMSG_R, TARGET_C, Load.Result::perSecond);
     b.report.target(
-        "producer c=" + TARGET_C + ": txmsg (a) / joint limit (broker + database together)",
+        "producer HALF_MESSAGE remoting, c="
+            + TARGET_C
+            + ": txmsg (ar) / hand-written remoting (br) (rocketmq-client, same journal)",
+        Stats.ratios(txR, baseR),
+        0.8,
+        Report.num(Stats.median(txR)) + " vs " + Report.num(Stats.median(baseR)) + " ops/s");
+    b.report.target(
+        "producer HALF_MESSAGE remoting, c="
+            + TARGET_C
+            + ": txmsg (ar) / rocketmq-spring (c) (its own JVM and tx-log table)",
+        Stats.ratios(txR, spring),
+        0.8,
+        Report.num(Stats.median(txR)) + " vs " + Report.num(Stats.median(spring)) + " ops/s");
+    b.report.target(
+        "producer gRPC, c=" + TARGET_C + ": txmsg (a) / joint limit (gRPC broker + database)",
         Stats.ratios(tx, limit),
         0.6,
         Report.num(Stats.median(tx)) + " vs " + Report.num(Stats.median(limit)) + " ops/s");
+    b.report.target(
+        "producer remoting, c="
+            + TARGET_C
+            + ": txmsg (ar) / joint limit (remoting broker + database)",
+        Stats.ratios(txR, limitR),
+        0.6,
+        Report.num(Stats.median(txR)) + " vs " + Report.num(Stats.median(limitR)) + " ops/s");
+  }
+
+  /** Whether the variant was measured in this run (selected by {@code --variants}). */
+  private boolean ran(String v) {
+    return results.containsKey(v);
+  }
+
+  /** A row of the work table, only for a variant that ran. */
+  private void row(Report rep, String v, Object... cells) {
+    if (ran(v)) {
+      Object[] all = new Object[cells.length + 1];
+      all[0] = v;
+      System.arraycopy(cells, 0, all, 1, cells.length);
+      rep.row(all);
+    }
   }
 
   /** Errors, check-backs answered and republished rows of each variant over the section. */
@@ -354,16 +510,28 @@ final class ProducerSection {
     }
     rep.h3("Errors, check-backs and republishes during the measured rounds");
     rep.table("variant", "errors", "check-backs answered", "rows republished");
-    rep.row(TXMSG, errors(TXMSG), d[0], d[1]);
-    rep.row(PROXY_ACK, errors(PROXY_ACK), d[2], "– (reconciler off)");
-    rep.row(
-        RAW + " and " + RAW_ENVELOPE + " (one producer)",
-        errors(RAW) + errors(RAW_ENVELOPE),
-        d[3],
-        "– (no republisher)");
-    rep.row(SPRING, errors(SPRING), d[5], "–");
-    rep.row(BROKER + ", alone and joint", errors(BROKER) + errors(JOINT_BROKER), d[4], "–");
-    rep.row(DB + ", alone and joint", errors(DB) + errors(JOINT_DB), "–", "–");
+    row(rep, TXMSG, errors(TXMSG), d[0], d[1]);
+    row(rep, TXMSG_R, errors(TXMSG_R), d[6], d[7]);
+    row(rep, PROXY_ACK, errors(PROXY_ACK), d[2], "– (reconciler off)");
+    if (ran(RAW) || ran(RAW_ENVELOPE)) {
+      rep.row(
+          RAW + " and " + RAW_ENVELOPE + " (one producer)",
+          errors(RAW) + errors(RAW_ENVELOPE),
+          d[3],
+          "– (no republisher)");
+    }
+    row(rep, RAW_R, errors(RAW_R), d[8], "– (no republisher)");
+    row(rep, SPRING, errors(SPRING), d[5], "–");
+    if (ran(BROKER) || ran(JOINT_BROKER)) {
+      rep.row(BROKER + ", alone and joint", errors(BROKER) + errors(JOINT_BROKER), d[4], "–");
+    }
+    if (ran(BROKER_R) || ran(JOINT_BROKER_R)) {
+      rep.row(BROKER_R + ", alone and joint", errors(BROKER_R) + errors(JOINT_BROKER_R), d[9], "–");
+    }
+    if (ran(DB) || ran(JOINT_DB) || ran(JOINT_DB_R)) {
+      rep.row(
+          DB + ", alone and joint", errors(DB) + errors(JOINT_DB) + errors(JOINT_DB_R), "–", "–");
+    }
     rep.end();
   }
 }
