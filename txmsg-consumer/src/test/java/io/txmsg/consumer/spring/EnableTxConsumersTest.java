@@ -28,6 +28,8 @@ import org.apache.ibatis.annotations.Insert;
 import org.apache.ibatis.annotations.Param;
 import org.apache.ibatis.annotations.Select;
 import org.apache.ibatis.session.SqlSessionFactory;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.mybatis.spring.SqlSessionFactoryBean;
@@ -42,6 +44,8 @@ import org.springframework.transaction.PlatformTransactionManager;
  * The Spring wiring end to end: an event committed by the txmsg producer reaches a
  * {@code @TxMessageHandler} bean method whose MyBatis mapper joins the claim's transaction.
  */
+// Its Spring configuration is static (App.*): one method at a time.
+@Execution(ExecutionMode.SAME_THREAD)
 class EnableTxConsumersTest {
   private static final String DB = "io.txmsg.testkit.db.TestDatabases#enabled";
   private static final String REAL = "io.txmsg.testkit.transport.TestTransport#realWithDatabases";

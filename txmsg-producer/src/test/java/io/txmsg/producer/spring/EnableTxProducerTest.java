@@ -21,6 +21,8 @@ import org.apache.ibatis.annotations.Insert;
 import org.apache.ibatis.annotations.Param;
 import org.apache.ibatis.annotations.Select;
 import org.apache.ibatis.session.SqlSessionFactory;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.mybatis.spring.SqlSessionFactoryBean;
@@ -32,6 +34,8 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /** The Spring wiring: the application's MyBatis mapper shares the journal's transaction. */
+// Its Spring configuration is static (App.*): one method at a time.
+@Execution(ExecutionMode.SAME_THREAD)
 class EnableTxProducerTest {
   private static final String DB = "io.txmsg.testkit.db.TestDatabases#enabled";
   private static final String REAL = "io.txmsg.testkit.transport.TestTransport#realWithDatabases";

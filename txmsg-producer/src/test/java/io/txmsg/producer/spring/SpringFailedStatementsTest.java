@@ -21,6 +21,8 @@ import java.util.List;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.apache.ibatis.session.SqlSessionFactory;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -43,6 +45,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * transaction manager runs on, and with the bean being a wrapper while the transaction manager is
  * built on the raw pool.
  */
+// Its Spring configuration is static (App.*): one method at a time.
+@Execution(ExecutionMode.SAME_THREAD)
 class SpringFailedStatementsTest {
 
   @Configuration(proxyBeanMethods = false)

@@ -98,8 +98,11 @@ public final class RemotingTransport implements Transport {
             new TransactionMQProducer(group, clients.rpcHook(), new ArrayList<>(spec.topics())),
             "producer");
     producer.setSendMsgTimeout(clients.timeoutMillis());
-    // A failed send is reported to txmsg, which has its own retry (the caller or the reconciler).
-    producer.setRetryTimesWhenSendFailed(0);
+    // The client's default of 2 resends (on another broker where there is one) for busy or
+    // unreachable brokers, as the gRPC client's own send retries: a half message sent twice is
+    // settled per attempt by the check-back, a plain message sent twice is dropped by consumers'
+    // dedup. What still fails reaches txmsg (the caller, or the reconciler's backoff).
+    producer.setRetryTimesWhenSendFailed(2);
     producer.setTransactionListener(new CheckbackListener(spec));
     try {
       producer.start();
