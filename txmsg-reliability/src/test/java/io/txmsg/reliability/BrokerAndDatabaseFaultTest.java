@@ -6,6 +6,7 @@ import io.txmsg.reliability.ProducerMain.CrashPoint;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.transport.TestTransport;
 import java.time.Duration;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -14,6 +15,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * database goes away during check-backs and consumption; the broker gives up on a half message
  * whose producer is gone and only the reconciler can deliver it.
  */
+// Kills and restarts the shared broker: no other scenario may run meanwhile.
+@Isolated
 class BrokerAndDatabaseFaultTest {
   private static final String DB = "io.txmsg.testkit.transport.TestTransport#realWithDatabases";
 

@@ -225,6 +225,11 @@ public final class ClusterMain {
     // broker would otherwise create any topic a producer names). Overridable with
     // broker.autoCreateTopicEnable.
     brokerConfig.setAutoCreateTopicEnable(false);
+    // A send waits at most 200 ms in the broker's queue by default before it is refused as "broker
+    // busy" (TIMEOUT_CLEAN_QUEUE): on two cores shared by parallel test classes and their forked
+    // clients that is routine. Tests are about semantics, not flow control; overridable with
+    // broker.waitTimeMillsInSendQueue.
+    brokerConfig.setWaitTimeMillsInSendQueue(2000);
     brokerConfig.setTransactionCheckInterval(longSetting("transactionCheckInterval", 1000));
     brokerConfig.setTransactionTimeOut(longSetting("transactionTimeOut", 2000));
     brokerConfig.setTransactionCheckMax((int) longSetting("transactionCheckMax", 15));
