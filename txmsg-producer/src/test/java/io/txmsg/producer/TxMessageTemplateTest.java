@@ -27,6 +27,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -34,6 +36,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * docs/architecture.md#producer-execute against the real embedded broker, on every enabled
  * database. The shared cluster checks half messages every 1 s once they are 2 s old.
  */
+// One harness per transport and database is shared by the methods, each setting its interceptor:
+// one method at a time (the class still runs beside the others).
+@Execution(ExecutionMode.SAME_THREAD)
 class TxMessageTemplateTest {
   /** Every test runs on every transport (in-memory and gRPC) × every enabled database. */
   private static final String DB = "io.txmsg.testkit.transport.TestTransport#withDatabases";
