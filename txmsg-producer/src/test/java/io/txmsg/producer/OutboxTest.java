@@ -366,4 +366,97 @@ class OutboxTest {
       assertThat(h.paymentExists(id)).isFalse();
     }
   }
+
+  /**
+   * A store that switches modes strands nothing: each row is republished the way it records. A
+   * HALF_MESSAGE row whose half message was never committed is republished (half + commit) by the
+   * store's producer now in OUTBOX mode; a SEND row never sent is sent (plain) by a HALF_MESSAGE
+   * producer of the same store, whose confirm group then confirms it. Check-backs answer UNKNOWN
+   * here, so only the reconciler can deliver.
+   */
+  @ParameterizedTest
+  @MethodSource(REAL)
+  void afterAModeSwitchEachRowIsStillRepublishedItsOwnWay(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    TestTransport.Open open = transport.open();
+    String normal = "plain-" + id().substring(0, 8);
+    open.createTopic(normal, TopicType.NORMAL);
+    ReconcilerTest.Unreachable unknown = new ReconcilerTest.Unreachable();
+    try (ProducerHarness h =
+        new ProducerHarness(
+            kind,
+            open,
+            s ->
+                s.publishTopics(normal)
+                    .republishAfter(Duration.ofSeconds(2))
+                    .reconcilerEnabled(false),
+            unknown)) {
+      Map<String, Integer> seenOnNormal = new ConcurrentHashMap<>();
+      try (Subscription sub =
+              open.transport()
+                  .subscribe(
+                      new SubscriptionSpec("obs-" + normal, Map.of(normal, "*"), 4),
+                      m -> {
+                        seenOnNormal.merge(m.properties().get(Envelope.EVENT_ID), 1, Integer::sum);
+                        return Verdict.ACK;
+                      });
+          TxProducer outboxOfTheSameStore =
+              TxProducer.builder()
+                  .dataSource(h.db.dataSource())
+                  .transport(open.transport())
+                  .resolver(unknown)
+                  .interceptor(
+                      new ProducerInterceptor() {
+                        @Override
+                        public boolean beforeSend(TxMessage message, String attemptId) {
+                          return false;
+                        }
+                      })
+                  .settings(
+                      new TxProducerSettings()
+                          .storeId(h.storeId)
+                          .topics(normal)
+                          .deliveryMode(DeliveryMode.OUTBOX)
+                          .publishAfter(Duration.ofSeconds(1))
+                          .reconcilerEnabled(false))
+                  .build()) {
+        ready(transport, h);
+        ready(transport, "obs-" + normal, normal);
+        // A HALF_MESSAGE row whose half message is never committed (the producer "dies").
+        h.interceptor.delegate =
+            new ProducerInterceptor() {
+              @Override
+              public boolean beforeHalfMessageCommit(TxMessage message, String attemptId) {
+                return false;
+              }
+            };
+        String half = id();
+        h.txmsg.template().execute(h.message(half, 1), pays(half, 1));
+        assertThat(h.journal("evt-" + half).getPublishMode()).isEqualTo(PublishMode.HALF_MESSAGE);
+        Thread.sleep(2500); // past the row's republishAfter
+        assertThat(outboxOfTheSameStore.reconciler().runOnce().republished())
+            .as("the OUTBOX producer republishes the HALF_MESSAGE row")
+            .isEqualTo(1);
+        assertThat(await(Duration.ofSeconds(20), () -> h.deliveryCount("evt-" + half) >= 1))
+            .isTrue();
+        assertThat(h.journalStatus("evt-" + half)).as("SEND_OK confirmation").isEqualTo("SENT");
+
+        // A SEND row written in OUTBOX mode and never sent.
+        String send = id();
+        TxMessage m = h.message(send, 2).toBuilder().eventId("out-" + send).topic(normal).build();
+        outboxOfTheSameStore.template().execute(m, pays(send, 2));
+        assertThat(h.journal("out-" + send).getPublishMode()).isEqualTo(PublishMode.SEND);
+        Thread.sleep(1500); // past publishAfter
+        assertThat(h.txmsg.reconciler().runOnce().republished())
+            .as("the HALF_MESSAGE producer sends the SEND row")
+            .isEqualTo(1);
+        assertThat(await(Duration.ofSeconds(20), () -> seenOnNormal.containsKey("out-" + send)))
+            .isTrue();
+        assertThat(
+                await(Duration.ofSeconds(20), () -> "SENT".equals(h.journalStatus("out-" + send))))
+            .as("confirmed by the HALF_MESSAGE store's confirm group (publishTopics)")
+            .isTrue();
+      }
+    }
+  }
 }
