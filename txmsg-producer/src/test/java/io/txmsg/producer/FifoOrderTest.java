@@ -223,4 +223,96 @@ class FifoOrderTest {
     }
     return out;
   }
+
+  /**
+   * An older DEAD row blocks its aggregate: the next version is neither sent at once nor claimed,
+   * and txmsg.journal.blocked counts it; once the DEAD row is requeued and sent, the held row
+   * follows, in order.
+   */
+  @ParameterizedTest
+  @MethodSource("io.txmsg.testkit.transport.TestTransport#withDatabases")
+  void anOlderDeadRowBlocksItsAggregateWithAMetricUntilRequeued(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+        new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    TestTransport.Open open = transport.open();
+    try (ProducerHarness h =
+            new ProducerHarness(
+                kind,
+                open,
+                TopicType.FIFO,
+                t -> t,
+                s ->
+                    s.deliveryMode(DeliveryMode.OUTBOX)
+                        .publishAfter(Duration.ofMillis(200))
+                        .reconcilerEnabled(false));
+        TxProducer p =
+            TxProducer.builder()
+                .dataSource(h.db.dataSource())
+                .transport(open.transport())
+                .meterRegistry(registry)
+                .interceptor(h.interceptor)
+                .settings(
+                    new TxProducerSettings()
+                        .storeId(h.storeId)
+                        .topics(h.topic)
+                        .deliveryMode(DeliveryMode.OUTBOX)
+                        .publishAfter(Duration.ofMillis(200))
+                        .reconcilerEnabled(false))
+                .build()) {
+      OutboxTest.ready(transport, h);
+      String agg = UUID.randomUUID().toString().substring(0, 8);
+      h.interceptor.delegate =
+          new io.txmsg.api.ProducerInterceptor() {
+            @Override
+            public boolean beforeSend(TxMessage message, String attemptId) {
+              return message.aggregateVersion() != 1; // version 1 is never sent at once
+            }
+          };
+      p.template().execute(versioned(h.topic, agg, 1), ctx -> null);
+      try (Connection c = h.db.dataSource().getConnection();
+          Statement st = c.createStatement()) {
+        st.executeUpdate(
+            "UPDATE txmsg_journal SET status = 'DEAD', last_error_code = 'TOO_LARGE'"
+                + " WHERE event_id = 'v-"
+                + agg
+                + "-1'");
+      }
+      var second = p.template().execute(versioned(h.topic, agg, 2), ctx -> null);
+      assertThat(second.halfCommitAcknowledged()).as("held back: version 1 is DEAD").isFalse();
+      Thread.sleep(300); // past publishAfter
+      assertThat(p.reconciler().runOnce().claimed()).as("nothing claimable").isZero();
+      assertThat(registry.get("txmsg.journal.blocked").gauge().value()).isEqualTo(1.0);
+      assertThat(h.deliveryCount("v-" + agg + "-2")).isZero();
+
+      // The operator requeues the DEAD row: it goes first, then the held one.
+      try (Connection c = h.db.dataSource().getConnection();
+          Statement st = c.createStatement()) {
+        st.executeUpdate(
+            "UPDATE txmsg_journal SET status = 'RETRY', next_retry_at = created_at"
+                + " WHERE event_id = 'v-"
+                + agg
+                + "-1'");
+      }
+      assertThat(p.reconciler().runOnce().republished()).as("only version 1").isEqualTo(1);
+      assertThat(p.reconciler().runOnce().republished()).as("then version 2").isEqualTo(1);
+      assertThat(registry.get("txmsg.journal.blocked").gauge().value()).isZero();
+      assertThat(
+              ProducerHarness.await(
+                  Duration.ofSeconds(20), () -> h.deliveryCount("v-" + agg + "-2") == 1))
+          .isTrue();
+      assertThat(h.deliveryCount("v-" + agg + "-1")).isEqualTo(1);
+      assertThat(h.journal("v-" + agg + "-2").getMessageGroup()).isEqualTo("Account:" + agg);
+    }
+  }
+
+  private static TxMessage versioned(String topic, String agg, long v) {
+    return TxMessage.builder()
+        .eventId("v-" + agg + "-" + v)
+        .topic(topic)
+        .eventType("Deposited")
+        .aggregate("Account", agg, v)
+        .payload(("{\"v\":" + v + "}").getBytes(StandardCharsets.UTF_8))
+        .build();
+  }
 }
