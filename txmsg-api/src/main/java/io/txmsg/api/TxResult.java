@@ -38,9 +38,9 @@ import java.util.Optional;
  * @param halfCommitAcknowledged whether the first send was accepted by the broker: the half
  *     message's commit (HALF_MESSAGE) or the synchronous send (OUTBOX); false is not a failure
  *     (check-back and the reconciler deliver it), and true is not delivery
- * @param publishedEventIds the events {@link TxContext#publish} added in the committed call, in
- *     publish order (for ALREADY_COMMITTED: those of the call that committed, read from the
- *     journal); empty when none
+ * @param publishedEventIds the events {@link TxContext#publish} added in the committed call: in
+ *     publish order when this call committed; for ALREADY_COMMITTED those of the call that
+ *     committed, read from the journal, sorted by eventId; empty when none
  */
 public record TxResult<R>(
     Outcome outcome,
