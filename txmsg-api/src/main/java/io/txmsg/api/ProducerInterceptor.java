@@ -24,6 +24,11 @@ package io.txmsg.api;
  *       before the half message is committed</td><td>returning false: a producer that dies after
  *       the local commit and before the half-message commit; the check-back (or the reconciler)
  *       must deliver the event</td></tr>
+ *   <tr><td>{@link #beforeSend}</td><td>after the local transaction committed, before the
+ *       immediate send of a row sent OUTBOX-style (an OUTBOX producer's event, every {@link
+ *       TxContext#publish} event)</td><td>returning false: a producer that dies after the local
+ *       commit and before the send; the reconciler must send the row after {@code
+ *       publishAfter}</td></tr>
  * </table>
  */
 public interface ProducerInterceptor {
@@ -46,6 +51,15 @@ public interface ProducerInterceptor {
    * {@link TxResult#halfCommitAcknowledged()} is false.
    */
   default boolean beforeHalfMessageCommit(TxMessage message, String attemptId) {
+    return true;
+  }
+
+  /**
+   * The local transaction committed; {@code message} is about to be sent OUTBOX-style (a plain or
+   * FIFO send). Returning false skips that send, which is what a producer dying at this point does:
+   * the reconciler then sends the row after {@code publishAfter}.
+   */
+  default boolean beforeSend(TxMessage message, String attemptId) {
     return true;
   }
 }

@@ -26,4 +26,23 @@ public interface TxContext {
    * execute still fails (nothing committed). Call it before the statements concerned.
    */
   void ignoreFailedStatements(String... sqlStatePrefixes);
+
+  /**
+   * Publishes further events as part of this local transaction, in either delivery mode: each gets
+   * its own journal row (its own eventId) in this transaction, so each exists exactly when the
+   * business change commits, and is sent after commit with a plain (or FIFO) send, then by the
+   * reconciler if that send did not happen. Their topics must be NORMAL or FIFO topics the producer
+   * declares ({@code topics} in OUTBOX mode, {@code publishTopics} in either mode). They carry this
+   * call's attempt id and the primary event's origin time.
+   *
+   * <p>A retry of the whole command (same primary eventId) finds the primary event committed and
+   * does not run the action again, so these are not written twice; {@link
+   * TxResult#publishedEventIds()} then lists the events the committed call published.
+   *
+   * @throws InvalidTxMessageException a message is invalid or its topic is not declared for it;
+   *     nothing of this call was written
+   * @throws TxMessagingException the journal insert failed (e.g. an eventId that already exists):
+   *     the execute fails and rolls back, even if the action catches this
+   */
+  void publish(TxMessage... messages);
 }

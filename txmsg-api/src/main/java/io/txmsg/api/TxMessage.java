@@ -32,6 +32,7 @@ public final class TxMessage {
   private final byte[] payload;
   private final Object payloadObject;
   private final Map<String, String> headers;
+  private final String messageGroup;
 
   private TxMessage(Builder b) {
     this.eventId = b.eventId;
@@ -46,6 +47,7 @@ public final class TxMessage {
     this.payload = b.payload == null ? null : b.payload.clone();
     this.payloadObject = b.payloadObject;
     this.headers = Collections.unmodifiableMap(new LinkedHashMap<>(b.headers));
+    this.messageGroup = b.messageGroup;
   }
 
   public static Builder builder() {
@@ -63,13 +65,23 @@ public final class TxMessage {
             .eventVersion(eventVersion)
             .aggregate(aggregateType, aggregateId, aggregateVersion)
             .businessKey(businessKey)
-            .headers(headers);
+            .headers(headers)
+            .messageGroup(messageGroup);
     if (payload != null) {
       b.payload(payload);
     } else {
       b.payloadObject(payloadObject);
     }
     return b;
+  }
+
+  /**
+   * The FIFO message group set on the builder, or null: then a message to a FIFO topic goes in the
+   * group of its aggregate ({@code aggregateType + ":" + aggregateId}), and a message to any other
+   * topic in none.
+   */
+  public String messageGroup() {
+    return messageGroup;
   }
 
   public String eventId() {
@@ -162,8 +174,21 @@ public final class TxMessage {
     private byte[] payload;
     private Object payloadObject;
     private final Map<String, String> headers = new LinkedHashMap<>();
+    private String messageGroup;
 
     private Builder() {}
+
+    /**
+     * Optional: the FIFO message group, overriding the default (the aggregate, {@code aggregateType
+     * + ":" + aggregateId}). Messages of one group are delivered in order on a FIFO topic; txmsg
+     * orders them by aggregate version (docs/architecture.md, "Per-aggregate order"). Only for
+     * events sent OUTBOX-style (an OUTBOX producer's events, {@code TxContext.publish}): a half
+     * message cannot carry a group. At most 128 characters.
+     */
+    public Builder messageGroup(String messageGroup) {
+      this.messageGroup = messageGroup;
+      return this;
+    }
 
     /** Required; 1..64 characters of {@code [A-Za-z0-9._:-]}, stable across retries. */
     public Builder eventId(String eventId) {
@@ -286,6 +311,10 @@ public final class TxMessage {
       return businessKey;
     }
 
+    String messageGroupValue() {
+      return messageGroup;
+    }
+
     byte[] payloadBytes() {
       return payload;
     }
@@ -316,7 +345,8 @@ public final class TxMessage {
         && Objects.equals(businessKey, m.businessKey)
         && Arrays.equals(payload, m.payload)
         && Objects.equals(payloadObject, m.payloadObject)
-        && headers.equals(m.headers);
+        && headers.equals(m.headers)
+        && Objects.equals(messageGroup, m.messageGroup);
   }
 
   @Override

@@ -52,6 +52,10 @@ final class TxMessageValidator {
     if (b.businessKey() != null) {
       requireText("businessKey", b.businessKey(), MAX_BUSINESS_KEY_LENGTH);
     }
+    if (b.messageGroupValue() != null) {
+      // journal.message_group is VARCHAR(128).
+      requireText("messageGroup", b.messageGroupValue(), 128);
+    }
     if (b.payloadBytes() == null && b.payloadObjectValue() == null) {
       throw new InvalidTxMessageException("payload", "is required (bytes or an object)");
     }

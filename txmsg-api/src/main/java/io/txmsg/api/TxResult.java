@@ -35,11 +35,44 @@ import java.util.Optional;
  * @param eventId the event
  * @param attemptId this call's attempt (for ALREADY_COMMITTED: the attempt that found the event
  *     committed and was recorded ROLLED_BACK, not the one that committed it)
- * @param halfCommitAcknowledged whether the proxy accepted the commit of the half message; false is
- *     not a failure (check-back and the reconciler deliver it), and true is not delivery
+ * @param halfCommitAcknowledged whether the first send was accepted by the broker: the half
+ *     message's commit (HALF_MESSAGE) or the synchronous send (OUTBOX); false is not a failure
+ *     (check-back and the reconciler deliver it), and true is not delivery
+ * @param publishedEventIds the events {@link TxContext#publish} added in the committed call: in
+ *     publish order when this call committed; for ALREADY_COMMITTED those of the call that
+ *     committed, read from the journal, sorted by eventId; empty when none
  */
 public record TxResult<R>(
-    Outcome outcome, R value, String eventId, String attemptId, boolean halfCommitAcknowledged) {
+    Outcome outcome,
+    R value,
+    String eventId,
+    String attemptId,
+    boolean halfCommitAcknowledged,
+    java.util.List<String> publishedEventIds) {
+
+  public TxResult {
+    publishedEventIds =
+        publishedEventIds == null ? java.util.List.of() : java.util.List.copyOf(publishedEventIds);
+  }
+
+  /** A result without events of {@link TxContext#publish} (the shape before it existed). */
+  public TxResult(
+      Outcome outcome, R value, String eventId, String attemptId, boolean halfCommitAcknowledged) {
+    this(outcome, value, eventId, attemptId, halfCommitAcknowledged, java.util.List.of());
+  }
+
+  /** Every event the committed call wrote: the primary eventId, then {@link #publishedEventIds}. */
+  public java.util.List<String> allEventIds() {
+    java.util.List<String> all = new java.util.ArrayList<>(publishedEventIds.size() + 1);
+    all.add(eventId);
+    all.addAll(publishedEventIds);
+    return all;
+  }
+
+  /** This result with the events of {@link TxContext#publish}. */
+  public TxResult<R> withPublished(java.util.List<String> published) {
+    return new TxResult<>(outcome, value, eventId, attemptId, halfCommitAcknowledged, published);
+  }
 
   /** What happened to the fact. */
   public enum Outcome {

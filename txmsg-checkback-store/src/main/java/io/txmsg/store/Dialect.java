@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -86,10 +87,13 @@ public enum Dialect {
     @Override
     List<String> claimDue(StoreTransactions tx, String ownerToken, long leaseMillis, int batchSize)
         throws Exception {
-      List<String> candidates = tx.run(JournalMapper.class, m -> m.selectDue(batchSize));
+      List<DueRow> candidates = tx.run(JournalMapper.class, m -> m.selectDue(batchSize));
       List<String> claimed = new ArrayList<>();
-      for (String id : candidates) {
-        if (tx.run(JournalMapper.class, m -> m.claim(id, ownerToken, leaseMillis)) == 1) {
+      Set<String> groups = new HashSet<>();
+      for (DueRow due : candidates) {
+        String id = due.getEventId();
+        if (oneOfGroupPerBatch(groups, due)
+            && tx.run(JournalMapper.class, m -> m.claim(id, ownerToken, leaseMillis)) == 1) {
           claimed.add(id);
         }
       }
@@ -253,13 +257,25 @@ public enum Dialect {
         JournalMapper.class,
         m -> {
           List<String> out = new ArrayList<>();
-          for (String id : m.selectDue(batchSize)) {
-            if (m.claim(id, ownerToken, leaseMillis) == 1) {
-              out.add(id);
+          Set<String> groups = new HashSet<>();
+          for (DueRow due : m.selectDue(batchSize)) {
+            if (oneOfGroupPerBatch(groups, due)
+                && m.claim(due.getEventId(), ownerToken, leaseMillis) == 1) {
+              out.add(due.getEventId());
             }
           }
           return out;
         });
+  }
+
+  /**
+   * Never two rows of one FIFO message group in flight: the candidate query already excludes rows
+   * with a lower unsent version of their aggregate or an in-flight row of their group, but rows of
+   * one group and different aggregates (a group the application set) can be due together; the batch
+   * takes the first. Locked-but-unclaimed candidates are skipped the same way.
+   */
+  static boolean oneOfGroupPerBatch(Set<String> groups, DueRow due) {
+    return due.getMessageGroup() == null || groups.add(due.getMessageGroup());
   }
 
   /** Whether this exception (not its chain) is this dialect's "bounded lock wait ran out". */

@@ -27,7 +27,46 @@ public interface JournalMapper {
    * PostgreSQL and MariaDB lock them with FOR UPDATE SKIP LOCKED (call inside a short transaction
    * followed by {@link #claim}); H2 returns them unlocked and relies on the conditional claim.
    */
-  List<String> selectDue(@Param("limit") int limit);
+  List<DueRow> selectDue(@Param("limit") int limit);
+
+  /**
+   * The self-check of an OUTBOX execute, its last statement: this execute's own journal row, locked
+   * ({@code WHERE event_id = ? AND attempt_id = ? FOR UPDATE}). Null when the database discarded
+   * the transaction (MariaDB after a deadlock); throws on PostgreSQL's aborted transaction.
+   */
+  String selectOwnForUpdate(@Param("eventId") String eventId, @Param("attemptId") String attemptId);
+
+  /**
+   * The events {@code TxContext.publish} added in the call that committed {@code primaryEventId}:
+   * rows with its attempt id and origin time (served by journal_created_ix), sorted by eventId.
+   */
+  List<String> publishedWith(
+      @Param("createdAt") java.time.Instant createdAt,
+      @Param("attemptId") String attemptId,
+      @Param("primaryEventId") String primaryEventId);
+
+  /**
+   * FIFO order for one row about to be sent: how many rows hold it back (a lower aggregate_version
+   * of its aggregate in its store that is PENDING, SENDING, RETRY or DEAD; another row of its
+   * message group SENDING under a live lease). 0 = it may go now. Served by journal_aggregate_ix
+   * and journal_due_ix.
+   */
+  int orderBlockers(@Param("eventId") String eventId);
+
+  /**
+   * OUTBOX with CONSUMER confirmation, after SEND_OK: the row waits for the confirm group; it is
+   * republished only if unconfirmed {@code republishAfterMillis} from now.
+   */
+  int awaitConfirmation(
+      @Param("eventId") String eventId,
+      @Param("brokerMessageId") String brokerMessageId,
+      @Param("republishAfterMillis") long republishAfterMillis);
+
+  /**
+   * Unsent FIFO rows held back by a DEAD lower version of their aggregate (they wait until an
+   * operator requeues or resolves it: docs/runbook.md).
+   */
+  int countBlockedByDead();
 
   /** Conditional claim of one due row: SENDING with a fresh owner token and lease. 0 = lost. */
   int claim(

@@ -4,6 +4,7 @@ import io.txmsg.api.LogSafe;
 import io.txmsg.store.JournalMapper;
 import io.txmsg.store.JournalRow;
 import io.txmsg.store.JournalStatus;
+import io.txmsg.store.PublishMode;
 import io.txmsg.store.ReplayStatus;
 import io.txmsg.store.ops.JournalCount;
 import io.txmsg.store.ops.JournalOldest;
@@ -145,6 +146,7 @@ final class JournalCommand extends CommandGroup {
         return TxmsgCli.FINDINGS;
       }
       Map<String, Object> map = Output.map(row, row.getPayload(), showPayload);
+      map.put("published_as", publishedAs(row));
       if (out.json()) {
         out.json(map);
       } else {
@@ -152,6 +154,26 @@ final class JournalCommand extends CommandGroup {
       }
       return TxmsgCli.OK;
     }
+  }
+
+  /**
+   * How the row is (re)published, in words, for incidents: which path delivers it and therefore
+   * which runbook entry applies when it is stuck.
+   */
+  static String publishedAs(JournalRow row) {
+    if (row.getPublishMode() == PublishMode.SEND) {
+      String how =
+          row.getMessageGroup() == null
+              ? "plain send"
+              : "FIFO send in message group "
+                  + LogSafe.quote(row.getMessageGroup())
+                  + " (waits for lower aggregate versions)";
+      return how
+          + " after commit (OUTBOX-style; no check-back; the reconciler sends what was not"
+          + " sent after publishAfter)";
+    }
+    return "half message committed after the local transaction (check-back resolves it; the"
+        + " reconciler republishes it as a half message committed at once after republishAfter)";
   }
 
   @Command(

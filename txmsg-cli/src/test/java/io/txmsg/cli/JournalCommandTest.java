@@ -111,6 +111,23 @@ class JournalCommandTest {
       assertThat(json.get("payload_size").asInt()).isEqualTo(OpsRows.payload("e3").length);
       assertThat(json.has("payload_utf8")).isFalse();
 
+      assertThat(json.get("publish_mode").asText()).isEqualTo("HALF_MESSAGE");
+      assertThat(json.get("published_as").asText()).startsWith("half message");
+
+      // An OUTBOX row on a FIFO topic says how it goes out.
+      try (java.sql.Connection c = db.dataSource().getConnection();
+          java.sql.Statement st = c.createStatement()) {
+        st.executeUpdate(
+            "UPDATE txmsg_journal SET publish_mode = 'SEND', message_group = 'Payment:1'"
+                + " WHERE event_id = 'e1'");
+      }
+      JsonNode outbox = cli.run("journal", "show", "e1", "--json").json();
+      assertThat(outbox.get("publish_mode").asText()).isEqualTo("SEND");
+      assertThat(outbox.get("message_group").asText()).isEqualTo("Payment:1");
+      assertThat(outbox.get("published_as").asText())
+          .startsWith("FIFO send in message group 'Payment:1'");
+      assertThat(cli.run("journal", "show", "e1").out()).contains("published_as", "SEND");
+
       JsonNode withPayload = cli.run("journal", "show", "e3", "--json", "--show-payload").json();
       assertThat(withPayload.get("payload_utf8").asText()).contains("payload-of-e3");
 

@@ -4,6 +4,7 @@ import io.txmsg.api.ActiveTransactionException;
 import io.txmsg.api.AttemptFencedException;
 import io.txmsg.api.BusinessActionException;
 import io.txmsg.api.DeliveryConfirmation;
+import io.txmsg.api.DeliveryMode;
 import io.txmsg.api.EventIdConflictException;
 import io.txmsg.api.InvalidTxMessageException;
 import io.txmsg.api.LogSafe;
@@ -28,6 +29,7 @@ import io.txmsg.store.HeadersCodec;
 import io.txmsg.store.JournalMapper;
 import io.txmsg.store.JournalRow;
 import io.txmsg.store.LocalTransactions;
+import io.txmsg.store.PublishMode;
 import io.txmsg.store.SqlStates;
 import io.txmsg.store.StatementFailures;
 import io.txmsg.store.StoreTransactions;
@@ -39,6 +41,8 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -48,12 +52,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The {@link TxMessageTemplate}: the half-message protocol of docs/architecture.md ("The path of
- * one event", steps 1–8), over the transport port.
+ * one event", steps 1–8) and the OUTBOX protocol ("Producer: OUTBOX"), over the transport port.
  *
- * <p>Half message first, then the local transaction (attempt row COMMITTED — the fence point;
- * journal row PENDING — the idempotency point; the action; a self-check of the attempt row as the
- * last statement), then the half-message commit. Every failure is settled from durable state, never
- * guessed: see {@link TxMessageTemplate} for what each exception means.
+ * <p>HALF_MESSAGE: half message first, then the local transaction (attempt row COMMITTED — the
+ * fence point; journal row PENDING — the idempotency point; the action; a self-check of the attempt
+ * row as the last statement), then the half-message commit. OUTBOX: the local transaction (journal
+ * row PENDING with this call's attempt id — the idempotency point; the action; a self-check of that
+ * journal row as the last statement), then one synchronous send. In both, rows the action adds with
+ * {@link TxContext#publish} are written in the same transaction and sent OUTBOX-style after commit.
+ * Every failure is settled from durable state, never guessed: see {@link TxMessageTemplate} for
+ * what each exception means.
  */
 public final class DefaultTxMessageTemplate implements TxMessageTemplate {
   private static final Logger log = LoggerFactory.getLogger(DefaultTxMessageTemplate.class);
@@ -68,7 +76,9 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
   private final PayloadSanitizer sanitizer;
   private final ProducerInterceptor interceptor;
   private final Set<String> topics;
+  private final Set<String> fifoTopics;
   private final ProducerMetrics metrics;
+  private final ImmediatePublisher publisher;
 
   DefaultTxMessageTemplate(
       TxProducerSettings settings,
@@ -79,8 +89,12 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
       PayloadSerializer serializer,
       PayloadSanitizer sanitizer,
       ProducerInterceptor interceptor,
-      ProducerMetrics metrics) {
+      ProducerMetrics metrics,
+      Set<String> fifoTopics,
+      ImmediatePublisher publisher) {
     this.metrics = metrics;
+    this.fifoTopics = Set.copyOf(fifoTopics);
+    this.publisher = publisher;
     this.settings = settings;
     this.producer = producer;
     this.transactions = transactions;
@@ -124,8 +138,21 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
               + topics
               + " (declare it in the settings so its check-backs reach this producer)");
     }
-    JournalRow row = journalRow(message);
-    String attemptId = row.getAttemptId();
+    String attemptId = UUID.randomUUID().toString();
+    Instant originTime = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+    if (settings.deliveryMode() == DeliveryMode.OUTBOX) {
+      return executeOutbox(message, action, journalRow(message, attemptId, originTime));
+    }
+    if (message.messageGroup() != null) {
+      throw new InvalidTxMessageException(
+          "messageGroup",
+          "is set, but this producer sends the event as a half message, which cannot be FIFO (the"
+              + " client rejects a message group on transactional messages); publish it with"
+              + " ctx.publish or use deliveryMode OUTBOX");
+    }
+    JournalRow row = journalRow(message, attemptId, originTime);
+    row.setPublishMode(PublishMode.HALF_MESSAGE);
+    row.setMessageGroup(null);
     String eventId = row.getEventId();
 
     // 3. Half message.
@@ -150,6 +177,7 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
     // 4. Local transaction.
     Stage[] stage = {Stage.ATTEMPT_INSERT};
     long deadline = System.nanoTime() + settings.localTransactionTimeout().toNanos();
+    Context[] context = {null};
     R value;
     try {
       value =
@@ -167,21 +195,17 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
                   interceptor.beforeAction(message, attemptId);
                   StatementFailures failures = StatementFailures.of(connection);
                   failures.watch();
-                  R r = action.execute(new Context(message, attemptId, connection, failures));
+                  context[0] =
+                      new Context(
+                          message,
+                          row,
+                          connection,
+                          failures,
+                          session.getMapper(JournalMapper.class));
+                  R r = action.execute(context[0]);
                   stage[0] = Stage.SELF_CHECK;
-                  SQLException swallowed = failures.stop();
-                  if (swallowed != null) {
-                    // Caught by the action, seen by the detector: the same outcome on every
-                    // database (docs/architecture.md, "Failed statements inside the action").
-                    throw new TransactionRolledBackException(
-                        "a statement failed inside the action of eventId "
-                            + eventId
-                            + " (SQLState "
-                            + swallowed.getSQLState()
-                            + ") and was not recovered; the local transaction was rolled back,"
-                            + " nothing is committed",
-                        swallowed);
-                  }
+                  context[0].failIfPublishFailed();
+                  failIfSwallowed(failures, eventId);
                   // Last statement: a swallowed failure left PG aborted (this throws 25P02) or
                   // MariaDB rolled back and restarted (this finds no row).
                   String state = attemptMapper.selectStateForUpdate(attemptId);
@@ -210,13 +234,159 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
     } catch (LocalTransactions.CommitFailedException commitFailed) {
       settleUnknownCommit(row, half, commitFailed.getCause());
       // 8. Committed, proved by the attempt row; the action's value went with the failed call.
-      return TxResult.ofCommittedResultLost(eventId, attemptId, commitHalf(message, row, half));
+      boolean acked = commitHalf(message, row, half);
+      return TxResult.<R>ofCommittedResultLost(eventId, attemptId, acked)
+          .withPublished(publishAll(context[0]));
     }
     // 8. Committed.
-    return TxResult.<R>ofCommitted(value, eventId, attemptId, commitHalf(message, row, half));
+    boolean acked = commitHalf(message, row, half);
+    return TxResult.<R>ofCommitted(value, eventId, attemptId, acked)
+        .withPublished(publishAll(context[0]));
   }
 
-  private JournalRow journalRow(TxMessage message) {
+  /**
+   * OUTBOX (docs/architecture.md, "Producer: OUTBOX"): journal row first (the idempotency point,
+   * with this call's attempt id), the action, the self-check re-reading that row as the last
+   * statement, commit, one immediate send. No attempt row and no half message: nothing is sent
+   * before commit, so nothing needs fencing.
+   */
+  private <R> TxResult<R> executeOutbox(
+      TxMessage message, TransactionalBusinessAction<R> action, JournalRow row) {
+    String eventId = row.getEventId();
+    String attemptId = row.getAttemptId();
+    outboxStyle(row, message);
+    Stage[] stage = {Stage.JOURNAL_INSERT};
+    long deadline = System.nanoTime() + settings.localTransactionTimeout().toNanos();
+    Context[] context = {null};
+    R value;
+    try {
+      value =
+          transactions.inTransaction(
+              connection -> {
+                try (SqlSession session = store.session(connection)) {
+                  JournalMapper journal = session.getMapper(JournalMapper.class);
+                  journal.insert(row, settings.publishAfter().toMillis());
+                  stage[0] = Stage.ACTION;
+                  interceptor.beforeAction(message, attemptId);
+                  StatementFailures failures = StatementFailures.of(connection);
+                  failures.watch();
+                  context[0] = new Context(message, row, connection, failures, journal);
+                  R r = action.execute(context[0]);
+                  stage[0] = Stage.SELF_CHECK;
+                  context[0].failIfPublishFailed();
+                  failIfSwallowed(failures, eventId);
+                  // Last statement: this call's own journal row. A swallowed failure left PG
+                  // aborted (this throws 25P02) or MariaDB rolled back and restarted (no row).
+                  if (journal.selectOwnForUpdate(eventId, attemptId) == null) {
+                    throw new TransactionRolledBackException(
+                        "pre-commit self-check failed for eventId "
+                            + eventId
+                            + ": its journal row of attempt "
+                            + attemptId
+                            + " is gone (the database discarded the transaction: a failed"
+                            + " statement on PostgreSQL, a deadlock on MariaDB); nothing is"
+                            + " committed",
+                        null);
+                  }
+                  if (System.nanoTime() > deadline) {
+                    throw new TransactionRolledBackException(
+                        "local transaction exceeded "
+                            + settings.localTransactionTimeout()
+                            + "; rolled back",
+                        null);
+                  }
+                  return r;
+                }
+              });
+    } catch (LocalTransactions.WorkFailedException failed) {
+      Throwable cause = failed.getCause();
+      if (stage[0] == Stage.JOURNAL_INSERT && SqlStates.isDuplicateKey(cause)) {
+        return alreadyCommitted(row, null);
+      }
+      log.info(
+          "local transaction rolled back eventId={} attemptId={} stage={} cause={}",
+          eventId,
+          attemptId,
+          stage[0],
+          cause.toString());
+      throw rethrow(stage[0], eventId, cause);
+    } catch (LocalTransactions.CommitFailedException commitFailed) {
+      // No attempt row settles this: a retry with the same eventId does (already committed, or
+      // it commits now).
+      throw new OutcomeUnknownException(
+          "commit of eventId "
+              + eventId
+              + " failed and the database may or may not have committed it; retry the command"
+              + " with the same eventId: it answers already committed, or commits now",
+          commitFailed.getCause());
+    }
+    boolean sent = publisher.publish(message, row);
+    return TxResult.<R>ofCommitted(value, eventId, attemptId, sent)
+        .withPublished(publishAll(context[0]));
+  }
+
+  /** Marks a row as sent OUTBOX-style: a plain or FIFO send, picked up after publishAfter. */
+  private void outboxStyle(JournalRow row, TxMessage message) {
+    row.setPublishMode(PublishMode.SEND);
+    row.setMessageGroup(messageGroup(message));
+  }
+
+  /**
+   * The FIFO message group of a row sent OUTBOX-style: the one the message sets, else its aggregate
+   * on a FIFO topic, else none. An aggregate key longer than the column (128) is hashed.
+   */
+  private String messageGroup(TxMessage message) {
+    if (message.messageGroup() != null) {
+      return message.messageGroup();
+    }
+    if (!fifoTopics.contains(message.topic())) {
+      return null;
+    }
+    String group = message.aggregateType() + ":" + message.aggregateId();
+    return group.length() <= 128 ? group : message.aggregateType() + ":" + sha256Hex(group);
+  }
+
+  private static String sha256Hex(String s) {
+    try {
+      return java.util.HexFormat.of()
+          .formatHex(
+              java.security.MessageDigest.getInstance("SHA-256")
+                  .digest(s.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The immediate sends of the rows {@link TxContext#publish} added; returns their eventIds. */
+  private List<String> publishAll(Context context) {
+    if (context == null || context.published.isEmpty()) {
+      return List.of();
+    }
+    List<String> ids = new ArrayList<>(context.published.size());
+    for (Published p : context.published) {
+      publisher.publish(p.message(), p.row());
+      ids.add(p.row().getEventId());
+    }
+    return ids;
+  }
+
+  private static void failIfSwallowed(StatementFailures failures, String eventId) {
+    SQLException swallowed = failures.stop();
+    if (swallowed != null) {
+      // Caught by the action, seen by the detector: the same outcome on every database
+      // (docs/architecture.md, "Failed statements inside the action").
+      throw new TransactionRolledBackException(
+          "a statement failed inside the action of eventId "
+              + eventId
+              + " (SQLState "
+              + swallowed.getSQLState()
+              + ") and was not recovered; the local transaction was rolled back,"
+              + " nothing is committed",
+          swallowed);
+    }
+  }
+
+  private JournalRow journalRow(TxMessage message, String attemptId, Instant originTime) {
     // payload() returns a copy: take it once (it may be up to maxPayloadBytes).
     byte[] payload = message.payload();
     String contentType = null;
@@ -252,7 +422,7 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
     }
     JournalRow row = new JournalRow();
     row.setEventId(message.eventId());
-    row.setAttemptId(UUID.randomUUID().toString());
+    row.setAttemptId(attemptId);
     row.setStoreId(settings.storeId());
     row.setAggregateType(message.aggregateType());
     row.setAggregateId(message.aggregateId());
@@ -277,8 +447,9 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
             message.aggregateVersion(),
             payload));
     // The origin time travels in the envelope and is stored as created_at, so a republish is
-    // byte-identical to the first send.
-    row.setCreatedAt(Instant.now().truncatedTo(ChronoUnit.MILLIS));
+    // byte-identical to the first send. Every row of one call shares it (with the attempt id it
+    // finds a retry's published events: JournalMapper.publishedWith).
+    row.setCreatedAt(originTime);
     return row;
   }
 
@@ -304,10 +475,15 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
         attemptId,
         stage,
         cause.toString());
+    throw rethrow(stage, eventId, cause);
+  }
+
+  /** What the caller of a rolled-back execute gets: the action's own exception, else txmsg's. */
+  private static RuntimeException rethrow(Stage stage, String eventId, Throwable cause) {
     if (stage != Stage.ACTION && !(cause instanceof TxMessagingException)) {
       // txmsg's own statement failed (or the self-check hit an aborted transaction): never a
       // MyBatis or driver type at the caller.
-      throw new TransactionRolledBackException(
+      return new TransactionRolledBackException(
           "local transaction of eventId "
               + eventId
               + " failed at "
@@ -317,12 +493,12 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
           cause);
     }
     if (cause instanceof RuntimeException) {
-      throw (RuntimeException) cause;
+      return (RuntimeException) cause;
     }
     if (cause instanceof Error) {
       throw (Error) cause;
     }
-    throw new BusinessActionException(cause);
+    return new BusinessActionException(cause);
   }
 
   /** Step 5: an earlier attempt committed this eventId; decide in a FRESH transaction. */
@@ -344,12 +520,27 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
           "eventId " + eventId + " hit a duplicate key but no journal row is visible (archived?)",
           null);
     }
-    settleRolledBack(row, half, null);
+    if (half != null) {
+      settleRolledBack(row, half, null);
+    }
     if (!existing.getPayloadHash().equals(row.getPayloadHash())) {
       throw new EventIdConflictException(eventId, existing.getPayloadHash(), row.getPayloadHash());
     }
     log.info("idempotent retry eventId={} committedBy={}", eventId, existing.getAttemptId());
-    return TxResult.ofAlreadyCommitted(eventId, row.getAttemptId());
+    List<String> published;
+    try {
+      published =
+          storeTx.run(
+              JournalMapper.class,
+              m -> m.publishedWith(existing.getCreatedAt(), existing.getAttemptId(), eventId));
+    } catch (Exception e) {
+      throw new OutcomeUnknownException(
+          "eventId "
+              + eventId
+              + " is already committed, but the events its call published could not be read",
+          e);
+    }
+    return TxResult.<R>ofAlreadyCommitted(eventId, row.getAttemptId()).withPublished(published);
   }
 
   /**
@@ -495,12 +686,109 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
     }
   }
 
-  private record Context(
-      TxMessage message, String attemptId, Connection connection, StatementFailures failures)
-      implements TxContext {
+  /** A row {@link TxContext#publish} wrote, to send after commit. */
+  private record Published(TxMessage message, JournalRow row) {}
+
+  /** The action's view of the transaction; not thread-safe (one transaction, one thread). */
+  private final class Context implements TxContext {
+    private final TxMessage message;
+    private final JournalRow primary;
+    private final Connection connection;
+    private final StatementFailures failures;
+    private final JournalMapper journal;
+    private final List<Published> published = new ArrayList<>(0);
+    private TransactionRolledBackException publishFailure;
+
+    Context(
+        TxMessage message,
+        JournalRow primary,
+        Connection connection,
+        StatementFailures failures,
+        JournalMapper journal) {
+      this.message = message;
+      this.primary = primary;
+      this.connection = connection;
+      this.failures = failures;
+      this.journal = journal;
+    }
+
+    @Override
+    public TxMessage message() {
+      return message;
+    }
+
+    @Override
+    public String attemptId() {
+      return primary.getAttemptId();
+    }
+
+    @Override
+    public Connection connection() {
+      return connection;
+    }
+
     @Override
     public void ignoreFailedStatements(String... sqlStatePrefixes) {
       failures.ignore(sqlStatePrefixes);
+    }
+
+    /**
+     * Validates every message first (nothing is written if one is invalid), then inserts their rows
+     * on txmsg's own session of this transaction's connection. A failed insert (a duplicate
+     * eventId) also fails the execute when the action catches it: the detector sees it when the
+     * connection is observed, and the self-check otherwise where the database discarded the
+     * transaction.
+     */
+    @Override
+    public void publish(TxMessage... messages) {
+      if (messages == null || messages.length == 0) {
+        throw new InvalidTxMessageException("messages", "at least one is required");
+      }
+      List<Published> rows = new ArrayList<>(messages.length);
+      for (TxMessage m : messages) {
+        if (m == null) {
+          throw new InvalidTxMessageException("messages", "must not contain null");
+        }
+        if (!settings.publishable(m.topic())) {
+          throw new InvalidTxMessageException(
+              "topic",
+              LogSafe.quote(m.topic())
+                  + " is not a topic ctx.publish may send to: declare it in publishTopics"
+                  + " (a NORMAL or FIFO topic)");
+        }
+        if (m.eventId().equals(primary.getEventId())) {
+          throw new InvalidTxMessageException(
+              "eventId", LogSafe.quote(m.eventId()) + " is the eventId of the execute's own event");
+        }
+        JournalRow row = journalRow(m, primary.getAttemptId(), primary.getCreatedAt());
+        outboxStyle(row, m);
+        rows.add(new Published(m, row));
+      }
+      for (Published p : rows) {
+        try {
+          journal.insert(p.row(), settings.publishAfter().toMillis());
+        } catch (RuntimeException e) {
+          SQLException sql = SqlStates.find(e);
+          TransactionRolledBackException failure =
+              new TransactionRolledBackException(
+                  "ctx.publish of eventId "
+                      + p.row().getEventId()
+                      + " failed"
+                      + (SqlStates.isDuplicateKey(e) ? " (that eventId already exists)" : "")
+                      + "; the execute fails and nothing is committed",
+                  sql != null ? sql : e);
+          // Also when the action catches it, on a connection the detector does not observe.
+          publishFailure = failure;
+          throw failure;
+        }
+        published.add(p);
+      }
+    }
+
+    void failIfPublishFailed() {
+      if (publishFailure != null) {
+        throw publishFailure;
+      }
     }
   }
 }

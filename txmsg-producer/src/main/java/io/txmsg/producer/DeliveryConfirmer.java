@@ -33,11 +33,14 @@ final class DeliveryConfirmer implements BatchHandler {
     this.storeId = storeId;
   }
 
-  /** Starts the confirm group for the store's topics. */
+  /**
+   * Starts the confirm group for every topic the store sends to: {@code topics} and {@code
+   * publishTopics} (the events of {@code TxContext.publish} are confirmed the same way).
+   */
   static Subscription start(Transport transport, StoreTransactions storeTx, TxProducerSettings s) {
     return transport.confirmDeliveries(
         new ConfirmationSpec(
-            s.confirmGroup(), s.topics(), s.confirmBatchSize(), s.confirmFlushInterval()),
+            s.confirmGroup(), s.allTopics(), s.confirmBatchSize(), s.confirmFlushInterval()),
         new DeliveryConfirmer(storeTx, s.storeId()));
   }
 

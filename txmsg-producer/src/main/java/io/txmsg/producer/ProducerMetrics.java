@@ -51,4 +51,11 @@ public interface ProducerMetrics {
 
   /** The unconfirmed rows of one destination and the age of its oldest, from the last query. */
   default void journalBacklog(String destination, long pendingRows, long oldestAgeSeconds) {}
+
+  /**
+   * Unsent FIFO rows held back by a DEAD lower version of their aggregate, from the reconciler's
+   * last round ({@code txmsg.journal.blocked}): their aggregate stays blocked until an operator
+   * requeues the DEAD row (docs/runbook.md, "FIFO aggregate blocked by a DEAD row").
+   */
+  default void journalBlocked(long rows) {}
 }

@@ -1,10 +1,10 @@
 package io.txmsg.producer;
 
-import io.txmsg.api.DeliveryConfirmation;
 import io.txmsg.api.PublishException;
 import io.txmsg.store.JournalClaims;
 import io.txmsg.store.JournalMapper;
 import io.txmsg.store.JournalRow;
+import io.txmsg.store.PublishMode;
 import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
 import io.txmsg.transport.EnvelopeCodec;
@@ -23,10 +23,14 @@ import org.slf4j.LoggerFactory;
  * commit may be lost, the producer may die).
  *
  * <p>Each round claims due rows (PENDING/RETRY past next_retry_at, SENDING with an expired lease)
- * with a fresh owner token and lease in a short transaction, then publishes them byte-identically
- * (a transactional send committed at once: the topics are TRANSACTION topics) without holding any
- * row lock. Every later update matches only while the owner token does, so a taken-over lease's
- * late update changes nothing. Several instances may run at once.
+ * with a fresh owner token and lease in a short transaction, then publishes them byte-identically,
+ * each the way its row records ({@code publish_mode}: a half message committed at once for
+ * HALF_MESSAGE rows, whose topics are TRANSACTION topics; a plain or FIFO send for SEND rows), so a
+ * store that switched modes strands nothing, without holding any row lock. FIFO rows are claimed in
+ * aggregate-version order only (a lower unsent version of the aggregate, or another row of the
+ * group in flight, holds a row back; see JournalMapper.xml "inOrder"). Every later update matches
+ * only while the owner token does, so a taken-over lease's late update changes nothing. Several
+ * instances may run at once.
  */
 public final class Reconciler {
   private static final Logger log = LoggerFactory.getLogger(Reconciler.class);
@@ -58,6 +62,7 @@ public final class Reconciler {
     int tooOld = deadTooOld();
     String token = UUID.randomUUID().toString();
     metrics.leaseExpired(inTx(JournalMapper::countExpiredLeases));
+    metrics.journalBlocked(inTx(JournalMapper::countBlockedByDead));
     List<String> claimed = claim(token);
     int republished = 0;
     int retried = 0;
@@ -111,10 +116,14 @@ public final class Reconciler {
     }
     String messageId;
     try {
-      // The topics are TRANSACTION topics: a republish is a half message committed at once.
-      HalfMessage half = producer.sendHalf(EnvelopeCodec.encode(row));
-      half.commit();
-      messageId = half.messageId();
+      if (row.getPublishMode() == PublishMode.SEND) {
+        messageId = producer.send(EnvelopeCodec.encode(row));
+      } else {
+        // A TRANSACTION topic refuses a plain send: a half message committed at once.
+        HalfMessage half = producer.sendHalf(EnvelopeCodec.encode(row));
+        half.commit();
+        messageId = half.messageId();
+      }
     } catch (PublishException p) {
       return recordFailure(row, token, p);
     }
@@ -122,7 +131,7 @@ public final class Reconciler {
     metrics.send(row.getDestination(), row.getEventType(), ProducerMetrics.SENT);
     try {
       int n =
-          settings.confirmation() == DeliveryConfirmation.PROXY_ACK
+          settings.confirmation().onBrokerAck()
               ? inTx(m -> m.republishedSent(eventId, token, messageId))
               : inTx(
                   m ->

@@ -3,6 +3,7 @@ package io.txmsg.producer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.txmsg.api.CheckbackResolver;
 import io.txmsg.api.DeliveryConfirmation;
+import io.txmsg.api.DeliveryMode;
 import io.txmsg.api.InvalidSettingsException;
 import io.txmsg.api.LogSafe;
 import io.txmsg.api.PayloadSanitizer;
@@ -61,6 +62,7 @@ public final class TxProducer implements AutoCloseable {
   private final Reconciler reconciler;
   private final Subscription confirmer;
   private final Subscription giveUpDrain;
+  private final SentRecorder sentRecorder;
   private final ScheduledExecutorService scheduler;
   private final TxmsgStore store;
 
@@ -75,9 +77,12 @@ public final class TxProducer implements AutoCloseable {
     CheckbackDispatcher dispatcher = new CheckbackDispatcher(b.resolvers, journalResolver);
     ProducerChannel ch = null;
     Subscription c = null;
+    Set<String> fifo = Set.of();
     try {
-      ch = transport.openProducer(new ProducerSpec(s.storeId(), s.topics(), dispatcher));
-      checkTopicKinds(ch, s);
+      // The check-back dispatcher stays in OUTBOX mode: half messages sent before a switch of
+      // modes are still answered from the journal.
+      ch = transport.openProducer(new ProducerSpec(s.storeId(), s.allTopics(), dispatcher));
+      fifo = checkTopicKinds(ch, s);
       if (s.confirmation() == DeliveryConfirmation.CONSUMER) {
         c = DeliveryConfirmer.start(transport, storeTx, s);
       }
@@ -92,9 +97,22 @@ public final class TxProducer implements AutoCloseable {
     this.confirmer = c;
     LocalTransactions tx =
         b.transactions != null ? b.transactions : new JdbcLocalTransactions(b.dataSource);
+    this.sentRecorder = new SentRecorder(storeTx, s);
+    ImmediatePublisher publisher =
+        new ImmediatePublisher(channel, storeTx, sentRecorder, b.interceptor, metrics);
     this.template =
         new DefaultTxMessageTemplate(
-            s, channel, tx, b.dataSource, store, b.serializer, b.sanitizer, b.interceptor, metrics);
+            s,
+            channel,
+            tx,
+            b.dataSource,
+            store,
+            b.serializer,
+            b.sanitizer,
+            b.interceptor,
+            metrics,
+            fifo,
+            publisher);
     this.reconciler = new Reconciler(b.dataSource, store, s, channel, metrics);
     // Where the transport can read the broker's give-up topic (remoting), a committed row whose
     // half message the broker stopped checking goes out at once, not after republishAfter.
@@ -110,24 +128,50 @@ public final class TxProducer implements AutoCloseable {
   }
 
   /**
-   * A topic that does not accept half messages would pass the build and fail at the first execute
-   * (the client rejects the send: "message type not match"). Where the transport can tell the
-   * topic's kind, refuse it now; where it cannot (an empty answer), nothing is checked.
+   * A topic of the wrong kind would pass the build and fail at the first send (the client rejects
+   * it: "message type not match"). Where the transport can tell a topic's kind, refuse it now;
+   * where it cannot (an empty answer), nothing is checked. HALF_MESSAGE: {@code topics} take half
+   * messages (TRANSACTION); OUTBOX: {@code topics} are NORMAL or FIFO; {@code publishTopics} are
+   * NORMAL or FIFO in both modes.
+   *
+   * @return the topics known to be FIFO (their rows get a message group)
    */
-  private static void checkTopicKinds(ProducerChannel ch, TxProducerSettings s) {
-    for (String topic : new TreeSet<>(s.topics())) {
+  private static Set<String> checkTopicKinds(ProducerChannel ch, TxProducerSettings s) {
+    boolean outbox = s.deliveryMode() == DeliveryMode.OUTBOX;
+    Set<String> fifo = new TreeSet<>();
+    for (String topic : new TreeSet<>(s.allTopics())) {
       Optional<Set<TopicKind>> kinds = ch.acceptedKinds(topic);
-      if (kinds.isPresent() && !kinds.get().contains(TopicKind.TRANSACTION)) {
+      if (kinds.isEmpty()) {
+        continue;
+      }
+      boolean halfTopic = !outbox && s.topics().contains(topic);
+      if (halfTopic && !kinds.get().contains(TopicKind.TRANSACTION)) {
         throw new InvalidSettingsException(
             "topics",
             LogSafe.quote(topic)
                 + " is "
                 + describe(kinds.get())
-                + "; txmsg sends half messages, which need a "
+                + "; deliveryMode HALF_MESSAGE sends half messages, which need a "
                 + TopicKind.TRANSACTION
-                + " topic");
+                + " topic (or use deliveryMode OUTBOX with a NORMAL or FIFO topic)");
+      }
+      if (!halfTopic
+          && !kinds.get().contains(TopicKind.NORMAL)
+          && !kinds.get().contains(TopicKind.FIFO)) {
+        throw new InvalidSettingsException(
+            s.topics().contains(topic) ? "topics" : "publishTopics",
+            LogSafe.quote(topic)
+                + " is "
+                + describe(kinds.get())
+                + "; "
+                + (outbox ? "deliveryMode OUTBOX sends" : "ctx.publish sends")
+                + " plain or FIFO messages, which need a NORMAL or FIFO topic");
+      }
+      if (!halfTopic && kinds.get().contains(TopicKind.FIFO)) {
+        fifo.add(topic);
       }
     }
+    return fifo;
   }
 
   private static String describe(Set<TopicKind> kinds) {
@@ -155,7 +199,7 @@ public final class TxProducer implements AutoCloseable {
       scheduler.scheduleWithFixedDelay(this::reconcileQuietly, every, every, TimeUnit.MILLISECONDS);
     }
     if (metrics.wantsJournalBacklog()) {
-      JournalGauges g = new JournalGauges(storeTx, metrics, s.topics());
+      JournalGauges g = new JournalGauges(storeTx, metrics, s.allTopics());
       scheduler.scheduleWithFixedDelay(g::refresh, 0, gauges.toMillis(), TimeUnit.MILLISECONDS);
     }
     return scheduler;
@@ -195,7 +239,7 @@ public final class TxProducer implements AutoCloseable {
       scheduler.shutdownNow();
     }
     Exception first = null;
-    for (AutoCloseable c : new AutoCloseable[] {giveUpDrain, confirmer, channel}) {
+    for (AutoCloseable c : new AutoCloseable[] {giveUpDrain, confirmer, sentRecorder, channel}) {
       try {
         if (c != null) {
           c.close();

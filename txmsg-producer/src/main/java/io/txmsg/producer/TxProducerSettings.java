@@ -1,6 +1,7 @@
 package io.txmsg.producer;
 
 import io.txmsg.api.DeliveryConfirmation;
+import io.txmsg.api.DeliveryMode;
 import io.txmsg.api.InvalidSettingsException;
 import io.txmsg.api.LogSafe;
 import io.txmsg.store.TablePrefix;
@@ -35,7 +36,10 @@ public final class TxProducerSettings implements Cloneable {
   private Duration retryBackoffInitial = Duration.ofSeconds(1);
   private Duration retryBackoffMax = Duration.ofMinutes(5);
   private Duration consumeLogRetention = Duration.ofDays(7);
-  private DeliveryConfirmation confirmation = DeliveryConfirmation.CONSUMER;
+  private DeliveryConfirmation confirmation;
+  private DeliveryMode deliveryMode = DeliveryMode.HALF_MESSAGE;
+  private Duration publishAfter = Duration.ofSeconds(5);
+  private Set<String> publishTopics = new LinkedHashSet<>();
   private int confirmBatchSize = 100;
   private Duration confirmFlushInterval = Duration.ofMillis(20);
   private boolean autoCreateSchema = false;
@@ -72,14 +76,51 @@ public final class TxProducerSettings implements Cloneable {
   }
 
   /**
-   * Required: the TRANSACTION topics this producer publishes to. The producer declares them to the
-   * broker so that their check-backs reach it; a message for another topic is rejected before any
-   * side effect.
+   * Required: the topics of {@code execute}'s events: TRANSACTION topics in {@link
+   * DeliveryMode#HALF_MESSAGE} mode, NORMAL or FIFO topics in {@link DeliveryMode#OUTBOX} mode
+   * (checked at build where the transport can tell). The producer declares them to the broker so
+   * that their check-backs reach it; a message for another topic is rejected before any side
+   * effect.
    */
   public TxProducerSettings topics(String... topics) {
     checkNotSealed();
     this.topics.clear();
     this.topics.addAll(Set.of(topics));
+    return this;
+  }
+
+  /**
+   * NORMAL or FIFO topics that only {@code TxContext.publish} sends to, in either mode (in OUTBOX
+   * mode the {@link #topics} are accepted there too). Default none. The confirm group (CONSUMER
+   * confirmation) subscribes these as well.
+   */
+  public TxProducerSettings publishTopics(String... topics) {
+    checkNotSealed();
+    this.publishTopics.clear();
+    this.publishTopics.addAll(Set.of(topics));
+    return this;
+  }
+
+  /**
+   * How {@code execute} publishes its event; default {@link DeliveryMode#HALF_MESSAGE}. Rows record
+   * their own mode, so switching a store's mode strands nothing.
+   */
+  public TxProducerSettings deliveryMode(DeliveryMode mode) {
+    checkNotSealed();
+    this.deliveryMode = mode;
+    return this;
+  }
+
+  /**
+   * A row sent OUTBOX-style (an OUTBOX producer's events and every {@code TxContext.publish} event)
+   * whose immediate send after commit did not happen or failed is sent by the reconciler this long
+   * after commit; default 5 s. Short: there is no check-back to wait for. Keep it above a normal
+   * send's duration, or the reconciler sends rows whose immediate send is still under way (harmless
+   * duplicates).
+   */
+  public TxProducerSettings publishAfter(Duration d) {
+    checkNotSealed();
+    this.publishAfter = d;
     return this;
   }
 
@@ -178,7 +219,11 @@ public final class TxProducerSettings implements Cloneable {
     return this;
   }
 
-  /** How rows become SENT; default {@link DeliveryConfirmation#CONSUMER}. */
+  /**
+   * How rows become SENT; default {@link DeliveryConfirmation#CONSUMER} in HALF_MESSAGE mode and
+   * {@link DeliveryConfirmation#SEND_OK} in OUTBOX mode (read its window). PROXY_ACK is for
+   * HALF_MESSAGE only, SEND_OK for OUTBOX only.
+   */
   public TxProducerSettings confirmation(DeliveryConfirmation c) {
     checkNotSealed();
     this.confirmation = c;
@@ -219,7 +264,23 @@ public final class TxProducerSettings implements Cloneable {
         "storeId",
         "must be 1..32 characters of [A-Za-z0-9_-], was " + LogSafe.quote(storeId));
     TablePrefix.validate(tablePrefix);
-    require(!topics.isEmpty(), "topics", "needs at least one TRANSACTION topic");
+    require(deliveryMode != null, "deliveryMode", "is required");
+    require(
+        !topics.isEmpty(),
+        "topics",
+        deliveryMode == DeliveryMode.OUTBOX
+            ? "needs at least one NORMAL or FIFO topic"
+            : "needs at least one TRANSACTION topic");
+    DeliveryConfirmation c = confirmation();
+    require(
+        deliveryMode == DeliveryMode.OUTBOX || c != DeliveryConfirmation.SEND_OK,
+        "confirmation",
+        "SEND_OK is for deliveryMode OUTBOX; a HALF_MESSAGE store uses CONSUMER or PROXY_ACK");
+    require(
+        deliveryMode == DeliveryMode.HALF_MESSAGE || c != DeliveryConfirmation.PROXY_ACK,
+        "confirmation",
+        "PROXY_ACK is for deliveryMode HALF_MESSAGE; an OUTBOX store uses SEND_OK or CONSUMER");
+    positive("publishAfter", publishAfter);
     require(
         maxPayloadBytes > 0 && maxPayloadBytes <= BROKER_MAX_BODY_BYTES,
         "maxPayloadBytes",
@@ -284,6 +345,7 @@ public final class TxProducerSettings implements Cloneable {
     try {
       TxProducerSettings c = (TxProducerSettings) super.clone();
       c.topics = new LinkedHashSet<>(topics);
+      c.publishTopics = new LinkedHashSet<>(publishTopics);
       c.sealed = false;
       return c;
     } catch (CloneNotSupportedException e) {
@@ -360,7 +422,38 @@ public final class TxProducerSettings implements Cloneable {
   }
 
   public DeliveryConfirmation confirmation() {
-    return confirmation;
+    if (confirmation != null) {
+      return confirmation;
+    }
+    return deliveryMode == DeliveryMode.OUTBOX
+        ? DeliveryConfirmation.SEND_OK
+        : DeliveryConfirmation.CONSUMER;
+  }
+
+  public DeliveryMode deliveryMode() {
+    return deliveryMode;
+  }
+
+  public Duration publishAfter() {
+    return publishAfter;
+  }
+
+  /** The topics only {@code TxContext.publish} sends to. */
+  public Set<String> publishTopics() {
+    return Set.copyOf(publishTopics);
+  }
+
+  /** Every topic this store sends to: {@link #topics} and {@link #publishTopics}. */
+  public Set<String> allTopics() {
+    Set<String> all = new LinkedHashSet<>(topics);
+    all.addAll(publishTopics);
+    return Set.copyOf(all);
+  }
+
+  /** Whether {@code TxContext.publish} may send to {@code topic}. */
+  boolean publishable(String topic) {
+    return publishTopics.contains(topic)
+        || (deliveryMode == DeliveryMode.OUTBOX && topics.contains(topic));
   }
 
   public int confirmBatchSize() {
@@ -392,8 +485,14 @@ public final class TxProducerSettings implements Cloneable {
         + storeId
         + ", topics="
         + topics
+        + ", deliveryMode="
+        + deliveryMode
         + ", confirmation="
-        + confirmation
+        + confirmation()
+        + ", publishAfter="
+        + publishAfter
+        + ", publishTopics="
+        + publishTopics
         + ", republishAfter="
         + republishAfter
         + "}";

@@ -123,6 +123,48 @@ class ErrorContractTest {
     }
   }
 
+  /**
+   * OUTBOX has no attempt row to settle a failed commit() from: it is OutcomeUnknownException
+   * either way, and a retry with the same eventId settles it (already committed, or commits now).
+   */
+  @ParameterizedTest
+  @MethodSource(DB)
+  void outboxAFailedCommitIsUnknownAndARetryWithTheSameEventIdSettlesIt(TestDatabase kind)
+      throws Exception {
+    try (DatabaseFixture db = kind.open();
+        InMemoryTransport transport = new InMemoryTransport();
+        TxProducer producer =
+            TxProducer.builder()
+                .dataSource(faulty(db.dataSource()))
+                .transport(transport)
+                .settings(
+                    new TxProducerSettings()
+                        .topics("payment")
+                        .deliveryMode(io.txmsg.api.DeliveryMode.OUTBOX)
+                        .autoCreateSchema(true)
+                        .reconcilerEnabled(false))
+                .build()) {
+      TEST_THREAD.set(Thread.currentThread());
+      NEXT.set(CommitFault.FAIL_AFTER_COMMIT);
+      assertThatThrownBy(() -> producer.template().execute(message("o1"), ctx -> "value"))
+          .isInstanceOf(OutcomeUnknownException.class)
+          .hasMessageContaining("same eventId");
+      assertThat(producer.template().execute(message("o1"), ctx -> "again").alreadyCommitted())
+          .as("it had committed")
+          .isTrue();
+
+      NEXT.set(CommitFault.FAIL_AFTER_ROLLBACK);
+      assertThatThrownBy(() -> producer.template().execute(message("o2"), ctx -> "value"))
+          .isInstanceOf(OutcomeUnknownException.class);
+      TxResult<String> retried = producer.template().execute(message("o2"), ctx -> "now");
+      assertThat(retried.alreadyCommitted()).as("it had not: commits now").isFalse();
+      assertThat(retried.value()).isEqualTo("now");
+      assertThat(journalRows(db)).isEqualTo(2);
+    } finally {
+      NEXT.set(CommitFault.NONE);
+    }
+  }
+
   private static TxProducer producer(DataSource dataSource, InMemoryTransport transport) {
     return TxProducer.builder()
         .dataSource(dataSource)

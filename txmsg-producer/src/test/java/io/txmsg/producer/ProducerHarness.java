@@ -67,6 +67,21 @@ final class ProducerHarness implements AutoCloseable {
       Consumer<TxProducerSettings> tweak,
       CheckbackResolver... resolvers)
       throws Exception {
+    this(kind, transport, TopicType.TRANSACTION, t -> t, tweak, resolvers);
+  }
+
+  /**
+   * A harness whose topic has {@code topicType}, whose producer sends through {@code wrap} of the
+   * transport (fault injection), observed on the unwrapped transport.
+   */
+  ProducerHarness(
+      TestDatabase kind,
+      TestTransport.Open transport,
+      TopicType topicType,
+      java.util.function.UnaryOperator<io.txmsg.transport.Transport> wrap,
+      Consumer<TxProducerSettings> tweak,
+      CheckbackResolver... resolvers)
+      throws Exception {
     this.transport = transport;
     db = kind.open();
     try (Connection c = db.dataSource().getConnection();
@@ -75,7 +90,7 @@ final class ProducerHarness implements AutoCloseable {
     }
     topic = "pay-" + UUID.randomUUID().toString().substring(0, 8);
     storeId = "store-" + kind.id() + "-" + topic.substring(4);
-    transport.createTopic(topic, TopicType.TRANSACTION);
+    transport.createTopic(topic, topicType);
     TxProducerSettings settings =
         new TxProducerSettings()
             .topics(topic)
@@ -89,7 +104,7 @@ final class ProducerHarness implements AutoCloseable {
         TxProducer.builder()
             .dataSource(db.dataSource())
             .settings(settings)
-            .transport(transport.transport())
+            .transport(wrap.apply(transport.transport()))
             .interceptor(interceptor);
     for (CheckbackResolver r : resolvers) {
       b.resolver(r);
@@ -243,6 +258,11 @@ final class ProducerHarness implements AutoCloseable {
     @Override
     public boolean beforeHalfMessageCommit(TxMessage message, String attemptId) {
       return delegate.beforeHalfMessageCommit(message, attemptId);
+    }
+
+    @Override
+    public boolean beforeSend(TxMessage message, String attemptId) {
+      return delegate.beforeSend(message, attemptId);
     }
   }
 }

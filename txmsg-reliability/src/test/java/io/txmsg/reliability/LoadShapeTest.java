@@ -2,6 +2,7 @@ package io.txmsg.reliability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.txmsg.api.DeliveryMode;
 import io.txmsg.api.Envelope;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.transport.TestTransport;
@@ -30,7 +31,21 @@ class LoadShapeTest {
   @MethodSource(DB)
   void twoProducersTwoConsumerInstancesADuplicateStormAndInterleavedVersions(
       TestTransport transport, TestDatabase kind) throws Exception {
-    try (World w = new World(transport, kind)) {
+    stormAndInterleavedVersions(transport, kind, DeliveryMode.HALF_MESSAGE, "");
+  }
+
+  /** The same with OUTBOX producers: the storm's republishes are plain sends. */
+  @ParameterizedTest
+  @MethodSource(DB)
+  void outboxTwoProducersTwoConsumerInstancesADuplicateStormAndInterleavedVersions(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    stormAndInterleavedVersions(transport, kind, DeliveryMode.OUTBOX, " (OUTBOX)");
+  }
+
+  private static void stormAndInterleavedVersions(
+      TestTransport transport, TestDatabase kind, DeliveryMode mode, String label)
+      throws Exception {
+    try (World w = new World(transport, kind, mode)) {
       w.consumers();
       w.consumers(); // a second instance of both groups
       int perProducer = Scale.pick(60, 600);
@@ -73,7 +88,8 @@ class LoadShapeTest {
         }
       }
       World.Verdict v = w.awaitQuiet(Duration.ofSeconds(Scale.pick(90, 240)), 0);
-      Report.row("2 producers, 2 consumer instances, duplicate storm x" + storms, w, storms, v);
+      Report.row(
+          "2 producers, 2 consumer instances, duplicate storm x" + storms + label, w, storms, v);
       assertThat(v.facts()).isEqualTo(2L * perProducer);
       assertThat(v.absorbed())
           .as("republished duplicates absorbed")

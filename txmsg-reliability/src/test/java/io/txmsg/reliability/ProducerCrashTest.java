@@ -2,6 +2,7 @@ package io.txmsg.reliability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.txmsg.api.DeliveryMode;
 import io.txmsg.reliability.ProducerMain.CrashPoint;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.transport.TestTransport;
@@ -39,6 +40,36 @@ class ProducerCrashTest {
     run(transport, kind, "producer-kill, none alive until restart", false, Scale.pick(1, 10));
   }
 
+  /**
+   * OUTBOX: no half message, so nothing answers check-backs; a row committed before the kill is
+   * sent by a live producer's reconciler (or the restarted one's) after publishAfter.
+   */
+  @ParameterizedTest
+  @MethodSource(DB)
+  void outboxKilledAtEveryCrashPointWhileASecondProducerRuns(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    run(
+        transport,
+        kind,
+        DeliveryMode.OUTBOX,
+        "producer-kill (OUTBOX), second producer alive",
+        true,
+        Scale.pick(1, 50));
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void outboxKilledAtEveryCrashPointWithNoProducerAliveUntilARestart(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    run(
+        transport,
+        kind,
+        DeliveryMode.OUTBOX,
+        "producer-kill (OUTBOX), none alive until restart",
+        false,
+        Scale.pick(1, 10));
+  }
+
   private static void run(
       TestTransport transport,
       TestDatabase kind,
@@ -46,7 +77,22 @@ class ProducerCrashTest {
       boolean answerer,
       int killsPerPoint)
       throws Exception {
-    try (World w = new World(transport, kind)) {
+    run(transport, kind, DeliveryMode.HALF_MESSAGE, scenario, answerer, killsPerPoint);
+  }
+
+  private static void run(
+      TestTransport transport,
+      TestDatabase kind,
+      DeliveryMode mode,
+      String scenario,
+      boolean answerer,
+      int killsPerPoint)
+      throws Exception {
+    List<CrashPoint> points =
+        mode == DeliveryMode.OUTBOX
+            ? POINTS.stream().filter(p -> p != CrashPoint.AFTER_HALF_SEND).toList()
+            : POINTS;
+    try (World w = new World(transport, kind, mode)) {
       w.consumers();
       if (answerer) {
         w.producer("answerer", "count", "0");
@@ -55,7 +101,7 @@ class ProducerCrashTest {
       int faults = 0;
       java.util.Map<String, Long> kills = new java.util.LinkedHashMap<>();
       for (int round = 0; round < killsPerPoint; round++) {
-        for (CrashPoint point : POINTS) {
+        for (CrashPoint point : points) {
           long crashAt = next + 3;
           Child p =
               w.producer(

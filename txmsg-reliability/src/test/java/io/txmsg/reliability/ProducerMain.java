@@ -2,6 +2,7 @@ package io.txmsg.reliability;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.txmsg.api.DeliveryMode;
 import io.txmsg.api.ProducerInterceptor;
 import io.txmsg.api.TxMessage;
 import io.txmsg.producer.TxProducer;
@@ -18,7 +19,10 @@ import java.time.Duration;
  * reconciler) until killed.
  */
 public final class ProducerMain {
-  /** Where a producer can die. */
+  /**
+   * Where a producer can die. In OUTBOX mode there is no half message: AFTER_LOCAL_COMMIT is before
+   * the immediate send, AFTER_HALF_COMMIT after it (before SEND_OK is recorded or not).
+   */
   enum CrashPoint {
     NONE,
     AFTER_HALF_SEND,
@@ -72,6 +76,8 @@ public final class ProducerMain {
                 .connection(Handlers.connection(a))
                 .topics(a.get("topic"))
                 .storeId(a.get("store"))
+                .deliveryMode(DeliveryMode.valueOf(a.get("mode", "HALF_MESSAGE")))
+                .publishAfter(Duration.ofSeconds(1))
                 .republishAfter(Duration.ofMillis(a.getLong("republishAfterMs", 8_000)))
                 .leaseDuration(Duration.ofSeconds(10))
                 .fenceAfterChecks(2))
@@ -93,6 +99,15 @@ public final class ProducerMain {
 
               @Override
               public boolean beforeHalfMessageCommit(TxMessage m, String attemptId) {
+                if (crash == CrashPoint.AFTER_LOCAL_COMMIT && m.eventId().equals(crashEvent)) {
+                  Args.hang("CRASHPOINT " + crash + " " + m.eventId());
+                }
+                return true;
+              }
+
+              /** OUTBOX: committed, the one immediate send not made. */
+              @Override
+              public boolean beforeSend(TxMessage m, String attemptId) {
                 if (crash == CrashPoint.AFTER_LOCAL_COMMIT && m.eventId().equals(crashEvent)) {
                   Args.hang("CRASHPOINT " + crash + " " + m.eventId());
                 }

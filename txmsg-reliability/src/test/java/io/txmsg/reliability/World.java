@@ -2,6 +2,7 @@ package io.txmsg.reliability;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.txmsg.api.DeliveryMode;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.api.consumer.ConsumerInterceptor;
 import io.txmsg.consumer.TxConsumers;
@@ -32,7 +33,8 @@ import org.h2.tools.Server;
 /**
  * One scenario's world: a business database reachable from several JVMs (H2 through a TCP server
  * owned by the test JVM, or a fresh MariaDB/PostgreSQL database), the shared embedded broker, a
- * TRANSACTION topic, the two consumer groups, and the checker.
+ * TRANSACTION topic (a NORMAL one for producers in OUTBOX mode), the two consumer groups, and the
+ * checker.
  */
 final class World implements AutoCloseable {
   final TestDatabase kind;
@@ -55,9 +57,17 @@ final class World implements AutoCloseable {
   private Connection h2Keeper;
   private java.nio.file.Path h2Dir;
 
+  /** The delivery mode of the producer JVMs of this world. */
+  final DeliveryMode mode;
+
   World(TestTransport transport, TestDatabase kind) throws Exception {
+    this(transport, kind, DeliveryMode.HALF_MESSAGE);
+  }
+
+  World(TestTransport transport, TestDatabase kind, DeliveryMode mode) throws Exception {
     this.kind = kind;
     this.transport = transport;
+    this.mode = mode;
     if (kind == TestDatabase.H2) {
       try (ServerSocket s = new ServerSocket(0)) {
         h2Port = s.getLocalPort();
@@ -98,7 +108,7 @@ final class World implements AutoCloseable {
       s.execute(
           "CREATE TABLE projection (aggregate_id VARCHAR(64) PRIMARY KEY, version BIGINT NOT NULL)");
     }
-    mq.createTopic(topic, TopicType.TRANSACTION);
+    mq.createTopic(topic, mode == DeliveryMode.OUTBOX ? TopicType.NORMAL : TopicType.TRANSACTION);
     mq.createConsumerGroup(points, 16, Duration.ofMillis(500), Duration.ofSeconds(2));
     mq.createConsumerGroup(proj, 16, Duration.ofMillis(500), Duration.ofSeconds(2));
   }
@@ -119,6 +129,7 @@ final class World implements AutoCloseable {
     m.put("store", store);
     m.put("points", points);
     m.put("proj", proj);
+    m.put("mode", mode.name());
     for (int i = 0; i + 1 < extra.length; i += 2) {
       m.put(extra[i], extra[i + 1]);
     }

@@ -58,7 +58,8 @@ public final class EnvelopeCodec {
       p.put(Envelope.CONTENT_TYPE, e.getContentType());
     }
     e.headerMap().forEach((k, v) -> p.put(Envelope.HEADER_PREFIX + k, v));
-    return new OutboundMessage(e.getDestination(), e.getTag(), keys, p, e.getPayload());
+    return new OutboundMessage(
+        e.getDestination(), e.getTag(), keys, p, e.getPayload(), e.getMessageGroup());
   }
 
   /** Decodes a delivered message; see {@link #decode(Map, byte[], String, String, int)}. */

@@ -45,4 +45,12 @@ public interface EnvelopeSource {
 
   /** The application headers (never null). */
   Map<String, String> headerMap();
+
+  /**
+   * The FIFO message group the message is sent in, or null (the default) for a normal message or a
+   * half message. Part of what makes a republish identical to the first send.
+   */
+  default String getMessageGroup() {
+    return null;
+  }
 }

@@ -30,8 +30,10 @@ public interface ProducerChannel extends AutoCloseable {
   /**
    * The kinds of message the broker says the topic accepts, if the transport can tell; empty when
    * it cannot (the default), which callers must treat as "unknown", not as "wrong". {@code
-   * TxProducer.build()} uses it to refuse a topic that cannot take half messages at start instead
-   * of at the first send. Only topics this channel was opened with are answered.
+   * TxProducer.build()} uses it to refuse, at start instead of at the first send, a topic of the
+   * wrong kind for its delivery mode (TRANSACTION for half messages, NORMAL or FIFO for OUTBOX and
+   * {@code ctx.publish}), and to learn which topics are FIFO (their rows get a message group). Only
+   * topics this channel was opened with are answered.
    */
   default Optional<Set<TopicKind>> acceptedKinds(String topic) {
     return Optional.empty();

@@ -26,6 +26,7 @@ public final class MicrometerProducerMetrics implements ProducerMetrics {
   private final Timer checkbackLatency;
   private final Counter republished;
   private final Counter leaseExpired;
+  private final AtomicLong blocked = new AtomicLong();
 
   /** Metrics into {@code registry}. */
   public MicrometerProducerMetrics(MeterRegistry registry) {
@@ -43,6 +44,16 @@ public final class MicrometerProducerMetrics implements ProducerMetrics {
         Counter.builder("txmsg.lease.expired")
             .description("SENDING rows found with an expired lease and taken over")
             .register(registry);
+    Gauge.builder("txmsg.journal.blocked", blocked, AtomicLong::get)
+        .description(
+            "Unsent FIFO rows held back by a DEAD lower version of their aggregate (alert on > 0)")
+        .baseUnit("rows")
+        .register(registry);
+  }
+
+  @Override
+  public void journalBlocked(long rows) {
+    blocked.set(rows);
   }
 
   /**
