@@ -219,13 +219,7 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
                             + " PostgreSQL, a deadlock on MariaDB); nothing is committed",
                         null);
                   }
-                  if (System.nanoTime() > deadline) {
-                    throw new TransactionRolledBackException(
-                        "local transaction exceeded "
-                            + settings.localTransactionTimeout()
-                            + "; rolled back",
-                        null);
-                  }
+                  failIfPastDeadline(deadline);
                   return r;
                 }
               });
@@ -242,6 +236,18 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
     boolean acked = commitHalf(message, row, half);
     return TxResult.<R>ofCommitted(value, eventId, attemptId, acked)
         .withPublished(publishAll(context[0]));
+  }
+
+  /**
+   * The last check before commit in both modes: a local transaction past its timeout is rolled
+   * back.
+   */
+  private void failIfPastDeadline(long deadline) {
+    if (System.nanoTime() > deadline) {
+      throw new TransactionRolledBackException(
+          "local transaction exceeded " + settings.localTransactionTimeout() + "; rolled back",
+          null);
+    }
   }
 
   /**
@@ -288,13 +294,7 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
                             + " committed",
                         null);
                   }
-                  if (System.nanoTime() > deadline) {
-                    throw new TransactionRolledBackException(
-                        "local transaction exceeded "
-                            + settings.localTransactionTimeout()
-                            + "; rolled back",
-                        null);
-                  }
+                  failIfPastDeadline(deadline);
                   return r;
                 }
               });
