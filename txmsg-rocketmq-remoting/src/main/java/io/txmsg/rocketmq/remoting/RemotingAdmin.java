@@ -135,11 +135,6 @@ final class RemotingAdmin implements AutoCloseable {
     }
   }
 
-  /** The broker address serving {@code topic}, if it exists. */
-  Optional<String> brokerOf(String topic) throws Exception {
-    return Optional.ofNullable(topic(topic).brokerAddress());
-  }
-
   @Override
   public synchronized void close() {
     if (client != null) {

@@ -45,8 +45,4 @@ final class RemotingClients {
   int timeoutMillis() {
     return (int) connection.requestTimeout().toMillis();
   }
-
-  String nameServer() {
-    return connection.nameServer();
-  }
 }
