@@ -21,13 +21,16 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.client.impl.MQClientManager;
+import org.apache.rocketmq.client.impl.factory.MQClientInstance;
 import org.apache.rocketmq.client.producer.LocalTransactionState;
 import org.apache.rocketmq.client.producer.TransactionListener;
 import org.apache.rocketmq.client.producer.TransactionMQProducer;
+import org.apache.rocketmq.common.MixAll;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
@@ -53,6 +56,9 @@ public final class RemotingTransport implements Transport {
 
   /** How often drains of lazily created topics re-read the route (the client's default is 30 s). */
   private static final int DRAIN_ROUTE_POLL_MILLIS = 5000;
+
+  private static final int RETRY_ROUTE_LOOKUPS = 10;
+  private static final long RETRY_ROUTE_DELAY_MILLIS = 500;
 
   private final BrokerConnection connection;
   private final RemotingClients clients;
@@ -195,6 +201,7 @@ public final class RemotingTransport implements Transport {
         consumer.registerMessageListener(subscription);
       }
       consumer.start();
+      learnRetryRoute(consumer, 1);
       return subscription;
     } catch (MQClientException e) {
       consumer.shutdown();
@@ -209,6 +216,39 @@ public final class RemotingTransport implements Transport {
               + RemotingErrors.firstLine(e.getErrorMessage()),
           e);
     }
+  }
+
+  /**
+   * The broker creates {@code %RETRY%<group>} when the group's first heartbeat arrives, which
+   * {@code start()} sends after it looked the topic's route up. Without a second look the client
+   * learns the route with its next NameServer poll (30 s) and pulls the queue with the rebalance
+   * after that (20 s): a new group's first redeliveries came up to 50 s late. Look again shortly
+   * after start, a few times, then rebalance once the route is known.
+   */
+  private void learnRetryRoute(DefaultMQPushConsumer consumer, int attempt) {
+    String retryTopic = MixAll.getRetryTopic(consumer.getConsumerGroup());
+    retries.schedule(
+        () -> {
+          try {
+            MQClientInstance client = consumer.getDefaultMQPushConsumerImpl().getmQClientFactory();
+            if (client == null) {
+              return; // shut down
+            }
+            client.updateTopicRouteInfoFromNameServer(retryTopic);
+            if (client.getTopicRouteTable().containsKey(retryTopic)) {
+              client.rebalanceImmediately();
+            } else if (attempt < RETRY_ROUTE_LOOKUPS) {
+              learnRetryRoute(consumer, attempt + 1);
+            } else {
+              log.warn(
+                  "no route for {} yet; the client's NameServer poll will find it", retryTopic);
+            }
+          } catch (RuntimeException e) {
+            log.warn("looking up the route of {} failed: {}", retryTopic, e.toString());
+          }
+        },
+        RETRY_ROUTE_DELAY_MILLIS,
+        TimeUnit.MILLISECONDS);
   }
 
   @Override
