@@ -1,5 +1,6 @@
 package io.txmsg.examples;
 
+import io.txmsg.api.DeliveryMode;
 import io.txmsg.examples.faults.FaultPlan.Fault;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -14,6 +15,7 @@ public final class DemoOptions {
   String endpoint;
   String nameServer;
   String transport = "grpc";
+  DeliveryMode mode = DeliveryMode.HALF_MESSAGE;
   String jdbcUrl;
   String user;
   String password = "";
@@ -36,10 +38,14 @@ public final class DemoOptions {
               --orders N             payments to commit (default 2000)
               --transport T          grpc (default: through the RocketMQ 5 proxy) or remoting
                                      (straight to the brokers through the NameServer)
+              --mode M               half-message (default: a half message committed after the
+                                     local transaction, check-backs) or outbox (journal row in
+                                     the transaction, plain send after commit; NORMAL topic)
               --name-server h:p      an external NameServer (remoting) instead of the embedded
                                      cluster; same topic and groups as for --endpoint
               --endpoint host:port   an external RocketMQ 5 gRPC proxy instead of the embedded one;
-                                     it must already have the TRANSACTION topic 'payment' and the
+                                     it must already have the topic 'payment' (TRANSACTION, or
+                                     NORMAL for --mode outbox) and the
                                      consumer groups points, notification, search-projection
                                      (retry 5 times, backoff 0.5..2 s) and txmsg-confirm-payments
               --jdbc-url URL         the business database (default: H2 file in a temp directory)
@@ -82,6 +88,7 @@ public final class DemoOptions {
                 "--transport must be grpc or remoting, was " + o.transport);
           }
         }
+        case "--mode" -> o.mode = mode(value(args, ++i, a));
         case "--jdbc-url" -> o.jdbcUrl = value(args, ++i, a);
         case "--user" -> o.user = value(args, ++i, a);
         case "--password" -> o.password = value(args, ++i, a);
@@ -114,6 +121,15 @@ public final class DemoOptions {
 
   public int orders() {
     return orders;
+  }
+
+  private static DeliveryMode mode(String v) {
+    return switch (v) {
+      case "half-message" -> DeliveryMode.HALF_MESSAGE;
+      case "outbox" -> DeliveryMode.OUTBOX;
+      default ->
+          throw new IllegalArgumentException("--mode must be half-message or outbox, was " + v);
+    };
   }
 
   private static Fault fault(String flag) {

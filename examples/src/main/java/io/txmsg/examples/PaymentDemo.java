@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.txmsg.api.DeliveryMode;
 import io.txmsg.examples.app.DemoConfiguration;
 import io.txmsg.examples.app.DemoEnvironment;
 import io.txmsg.examples.app.DemoSchema;
@@ -40,8 +41,11 @@ public final class PaymentDemo {
     Path workDir = Files.createTempDirectory("txmsg-demo-");
     DemoLogging.toFile(workDir.resolve("demo.log"));
     out.printf(
-        "txmsg payment demo: %d orders, faults %s%n  logs: %s%n",
-        o.orders, o.faults.isEmpty() ? "off" : "on " + o.faults, workDir.resolve("demo.log"));
+        "txmsg payment demo: %d orders, %s mode, faults %s%n  logs: %s%n",
+        o.orders,
+        o.mode,
+        o.faults.isEmpty() ? "off" : "on " + o.faults,
+        workDir.resolve("demo.log"));
     EmbeddedRocketMQ mq = null;
     try {
       BrokerConnection connection;
@@ -52,7 +56,10 @@ public final class PaymentDemo {
             o.transport.equals("remoting")
                 ? BrokerConnection.nameServer(mq.namesrvAddress())
                 : BrokerConnection.endpoints(mq.grpcEndpoint());
-        mq.createTopic(PaymentEvents.TOPIC, TopicType.TRANSACTION);
+        // A half message needs a TRANSACTION topic; OUTBOX sends plain messages to a NORMAL one.
+        mq.createTopic(
+            PaymentEvents.TOPIC,
+            o.mode == DeliveryMode.OUTBOX ? TopicType.NORMAL : TopicType.TRANSACTION);
         for (String g : GROUPS) {
           mq.createConsumerGroup(g, 5, Duration.ofMillis(500), Duration.ofSeconds(2));
         }
@@ -65,8 +72,11 @@ public final class PaymentDemo {
                 ? BrokerConnection.nameServer(o.nameServer)
                 : BrokerConnection.endpoints(o.endpoint);
         out.printf(
-            "[1/6] using RocketMQ at %s: the TRANSACTION topic '%s' and the groups %s must exist%n",
-            connection.address(), PaymentEvents.TOPIC, GROUPS);
+            "[1/6] using RocketMQ at %s: the %s topic '%s' and the groups %s must exist%n",
+            connection.address(),
+            o.mode == DeliveryMode.OUTBOX ? "NORMAL" : "TRANSACTION",
+            PaymentEvents.TOPIC,
+            GROUPS);
       }
       String url =
           o.jdbcUrl != null
@@ -104,7 +114,7 @@ public final class PaymentDemo {
     AnnotationConfigApplicationContext ctx = new AnnotationConfigApplicationContext();
     ctx.registerBean("dataSource", DataSource.class, () -> ds);
     ctx.registerBean(
-        DemoEnvironment.class, () -> new DemoEnvironment(connection, o.consumerThreads));
+        DemoEnvironment.class, () -> new DemoEnvironment(connection, o.consumerThreads, o.mode));
     ctx.registerBean(FaultPlan.class, () -> plan);
     ctx.registerBean(FakeSmsGateway.class, () -> gateway);
     ctx.registerBean(MeterRegistry.class, () -> registry);
@@ -113,7 +123,10 @@ public final class PaymentDemo {
       ctx.refresh();
       try (PoisonAndDuplicateSender rogue =
           new PoisonAndDuplicateSender(
-              connection, jdbc, ctx.getBean(PaymentCheckbackResolver.class))) {
+              connection,
+              jdbc,
+              ctx.getBean(PaymentCheckbackResolver.class),
+              o.mode == DeliveryMode.OUTBOX)) {
         out.printf("      started after %.1f s%n", seconds(t0));
         return new Scenario(o, out, t0, ctx, jdbc, plan, gateway, registry, rogue).play();
       }

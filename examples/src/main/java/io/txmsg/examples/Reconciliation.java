@@ -76,10 +76,10 @@ final class Reconciliation {
         count(
             "SELECT COUNT(DISTINCT event_id) FROM payment_checkback_audit"
                 + " WHERE resolution = 'COMMIT'"));
-    // No republish counter exists: in CONSUMER confirmation mode only a republish sets
-    // broker_message_id (the first send leaves it NULL).
+    // No republish counter exists. HALF_MESSAGE in CONSUMER confirmation mode: only a republish
+    // sets broker_message_id (the first send leaves it NULL). OUTBOX: every send records it.
     r.figure(
-        "republished rows (journal.broker_message_id set)",
+        "rows with journal.broker_message_id (half message: republished; outbox: all sent)",
         count("SELECT COUNT(*) FROM txmsg_journal WHERE broker_message_id IS NOT NULL"));
     r.figure(
         "client retries (same eventId) / failed commands", run.retried() + " / " + run.failed());

@@ -4,18 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The README's demo, small: 200 orders with every fault on, on the embedded broker and H2, over
- * each transport. Asserts on the report object, never on the console output.
+ * each transport, and in OUTBOX mode. Asserts on the report object, never on the console output.
  */
 class PaymentDemoTest {
   @ParameterizedTest
-  @ValueSource(strings = {"grpc", "remoting"})
-  void everyInvariantHoldsWithEveryFaultOn(String transport) throws Exception {
+  @CsvSource({"grpc, half-message", "remoting, half-message", "remoting, outbox"})
+  void everyInvariantHoldsWithEveryFaultOn(String transport, String mode) throws Exception {
     ReconciliationReport report =
-        PaymentDemo.run(DemoOptions.parse("--orders", "200", "--transport", transport), System.out);
+        PaymentDemo.run(
+            DemoOptions.parse("--orders", "200", "--transport", transport, "--mode", mode),
+            System.out);
     report.print(System.out);
 
     assertThat(report.pending()).as("still pending").isEmpty();
@@ -32,6 +34,7 @@ class PaymentDemoTest {
     assertThat(DemoMain.run(new String[] {"--orders", "x"})).isEqualTo(2);
     assertThat(DemoMain.run(new String[] {"--no-such-flag"})).isEqualTo(2);
     assertThat(DemoMain.run(new String[] {"--transport", "amqp"})).isEqualTo(2);
+    assertThat(DemoMain.run(new String[] {"--mode", "fire-and-forget"})).isEqualTo(2);
   }
 
   @Test

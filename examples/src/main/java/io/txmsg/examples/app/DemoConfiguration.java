@@ -79,6 +79,10 @@ public class DemoConfiguration {
         .topics(PaymentEvents.TOPIC)
         .storeId(PaymentEvents.STORE_ID)
         .autoCreateSchema(true)
+        .deliveryMode(env.deliveryMode())
+        // OUTBOX: a row whose send after commit did not happen (the crash fault) is sent by the
+        // reconciler this long after its commit.
+        .publishAfter(Duration.ofSeconds(3))
         // Above the embedded broker's whole check window (1 s interval x 15 checks + 2 s).
         .republishAfter(Duration.ofSeconds(30));
   }

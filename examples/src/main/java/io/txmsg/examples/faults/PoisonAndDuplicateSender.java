@@ -25,8 +25,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * Plays the broker and a buggy foreign producer with a producer of its own on the transport port:
  * byte-identical copies of committed events (what a broker redelivery looks like; built by the same
  * {@link EnvelopeCodec} from the journal row), messages whose payload cannot be decoded, and a
- * message reusing a committed eventId with another payload. The topic is a TRANSACTION topic, so
- * each message is a half message committed at once.
+ * message reusing a committed eventId with another payload. On a TRANSACTION topic each message is
+ * a half message committed at once; on the NORMAL topic of the OUTBOX mode a plain send.
  *
  * <p>Once it has sent to the topic, the proxy includes it in the check-back rotation for that topic
  * (docs/architecture.md, "Check-back"): it then receives check-backs for the payment service's half
@@ -37,12 +37,17 @@ public final class PoisonAndDuplicateSender implements AutoCloseable {
   private final Transport transport;
   private final ProducerChannel producer;
   private final JdbcTemplate jdbc;
+  private final boolean plainSends;
 
   private final AtomicInteger checkbacks = new AtomicInteger();
 
   public PoisonAndDuplicateSender(
-      BrokerConnection connection, JdbcTemplate jdbc, CheckbackResolver resolver) {
+      BrokerConnection connection,
+      JdbcTemplate jdbc,
+      CheckbackResolver resolver,
+      boolean plainSends) {
     this.jdbc = jdbc;
+    this.plainSends = plainSends;
     this.transport = Transports.open(connection);
     this.producer =
         transport.openProducer(
@@ -114,7 +119,11 @@ public final class PoisonAndDuplicateSender implements AutoCloseable {
   }
 
   private void send(JournalRow row) {
-    producer.sendHalf(EnvelopeCodec.encode(row)).commit();
+    if (plainSends) {
+      producer.send(EnvelopeCodec.encode(row));
+    } else {
+      producer.sendHalf(EnvelopeCodec.encode(row)).commit();
+    }
   }
 
   private JournalRow read(String eventId) {

@@ -6,9 +6,11 @@ import io.txmsg.examples.events.PaymentEvents;
 import io.txmsg.examples.faults.FaultPlan.Fault;
 
 /**
- * Skips the half-message commit after the local commit, exactly like a producer dying there: for
- * the PaymentSucceeded of "crashing" orders, and for every held-back OrderPaid v2 (so that it
- * arrives after OrderRefunded v3). The broker's check-back then delivers those events.
+ * Skips the broker step after the local commit, exactly like a producer dying there: the
+ * half-message commit (HALF_MESSAGE mode) or the send after commit (OUTBOX mode), for the
+ * PaymentSucceeded of "crashing" orders and for every held-back OrderPaid v2 (so that it arrives
+ * after OrderRefunded v3). The broker's check-back (HALF_MESSAGE) or the reconciler (both modes)
+ * then delivers those events.
  */
 public final class ProducerFaults implements ProducerInterceptor {
   private final FaultPlan plan;
@@ -19,6 +21,15 @@ public final class ProducerFaults implements ProducerInterceptor {
 
   @Override
   public boolean beforeHalfMessageCommit(TxMessage message, String attemptId) {
+    return proceed(message);
+  }
+
+  @Override
+  public boolean beforeSend(TxMessage message, String attemptId) {
+    return proceed(message);
+  }
+
+  private boolean proceed(TxMessage message) {
     int order = FaultPlan.orderNumber(message.businessKey());
     if (PaymentEvents.PAYMENT_SUCCEEDED.equals(message.eventType()) && plan.producerCrash(order)) {
       plan.injected(Fault.PRODUCER_CRASH);
