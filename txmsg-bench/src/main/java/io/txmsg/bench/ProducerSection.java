@@ -48,13 +48,17 @@ final class ProducerSection {
     NONE
   }
 
-  private static final int[] CONCURRENCY = {1, 8, 32};
-
   /** The concurrency the targets are judged at. */
   private static final int TARGET_C = 8;
 
   private final BenchMain b;
   private final Messages messages;
+
+  /** The concurrencies measured, from {@code --concurrency} (default 1, 8, 32). */
+  private final int[] concurrency;
+
+  /** (o), (or), (ho), (hor): the OUTBOX rows; set while {@link #run} runs. */
+  private OutboxVariants outbox;
 
   /** Per variant and concurrency, one result per round (index = round - 1). */
   private final Map<String, Map<Integer, List<Load.Result>>> results = new LinkedHashMap<>();
@@ -74,35 +78,40 @@ final class ProducerSection {
   ProducerSection(BenchMain b) {
     this.b = b;
     this.messages = new Messages(b.provider);
+    this.concurrency = b.opt.concurrency;
   }
 
   void run() throws Exception {
     progress(
-        "== 1. producer: txmsg (gRPC, remoting) vs raw clients vs rocketmq-spring vs broker /"
-            + " database alone");
-    try (RawClient raw = new RawClient(b, b.rawTopic);
+        "== 1. producer: txmsg (gRPC, remoting; HALF_MESSAGE, OUTBOX) vs raw clients vs"
+            + " rocketmq-spring vs broker / database alone");
+    try (OutboxVariants outboxVariants = new OutboxVariants(b);
+        RawClient raw = new RawClient(b, b.rawTopic);
         RawRemotingClient rawR =
             new RawRemotingClient(b, b.rawRemotingTopic, "bench-raw-r-" + b.run, true);
         RawRemotingClient brokerR =
             new RawRemotingClient(b, b.brokerRemotingTopic, "bench-broker-r-" + b.run, false)) {
       Producer brokerOnly = brokerOnlyProducer();
+      outbox = outboxVariants;
       Map<String, Load.Op> ops = operations(raw, brokerOnly, rawR, brokerR);
       List<String> variants = new ArrayList<>(ops.keySet());
       variants.removeIf(v -> !b.opt.variants.contains(key(v)));
       progress("variants: %s", variants);
       warmUp(variants, ops);
       long[] before = counters(raw, rawR, brokerR);
+      outbox.startCounting();
       for (int round = 1; round <= b.opt.rounds; round++) {
-        for (int c : CONCURRENCY) {
+        for (int c : concurrency) {
           runPoint(round, c, variants, ops);
         }
       }
       long[] after = counters(raw, rawR, brokerR);
+      outbox.stopCounting();
       work.put("before", before);
       work.put("after", after);
       brokerOnly.close();
+      writeReport(); // inside: the OUTBOX rows read their journals and clients
     }
-    writeReport();
   }
 
   /** The name of a variant in {@code --variants}: what its label has in parentheses. */
@@ -143,6 +152,7 @@ final class ProducerSection {
     ops.put(JOINT_R, null);
     ops.put(RAW_ENVELOPE, id -> raw.send(id, true, null));
     ops.put(PROXY_ACK, id -> txmsg(b.txmsgProxyAck, b.ackTopic, id));
+    outbox.addTo(ops);
     return ops;
   }
 
@@ -195,6 +205,7 @@ final class ProducerSection {
       } else if (v.equals(TXMSG_R)) {
         BenchSupport.drain(b.ds, BenchMain.REMOTING_PREFIX);
       }
+      outbox.afterPoint(v, false);
     }
   }
 
@@ -226,6 +237,7 @@ final class ProducerSection {
       } else if (v.equals(TXMSG_R)) {
         drainsRemoting.add(BenchSupport.drain(b.ds, BenchMain.REMOTING_PREFIX));
       }
+      outbox.afterPoint(v, true);
     }
   }
 
@@ -274,6 +286,11 @@ final class ProducerSection {
     }
   }
 
+  /** The results of one variant and concurrency, one per round. */
+  private List<Load.Result> of(String v, int c) {
+    return results.getOrDefault(v, Map.of()).getOrDefault(c, List.of());
+  }
+
   /** One figure per round. */
   private List<Double> perRound(String v, int c, ToDoubleFunction<Load.Result> f) {
     List<Double> vals = new ArrayList<>();
@@ -311,14 +328,22 @@ final class ProducerSection {
 
   // ---------------------------------------------------------------- report
 
-  private void writeReport() {
+  private void writeReport() throws Exception {
     Report rep = b.report;
     rep.h2("1. Producer: throughput and latency for one business row insert");
     rep.p(description());
-    for (int c : CONCURRENCY) {
+    if (outbox.ran()) {
+      rep.p(OutboxVariants.description());
+    }
+    for (int c : concurrency) {
       writeConcurrency(rep, c);
+      outbox.writeConcurrency(rep, c, this::of);
+      if (c == TARGET_C) {
+        outbox.writeTargets(rep, c, this::of);
+      }
     }
     writeWork(rep);
+    outbox.writeWork(rep, this::of, concurrency);
     rep.p(
         "After each txmsg point the harness waits until the delivery-confirmation consumer has"
             + " marked every journal row SENT, so its backlog does not load the next variant;"

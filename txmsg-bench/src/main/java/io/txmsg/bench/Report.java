@@ -65,6 +65,11 @@ final class Report {
     summary.add("| " + goal + " | – | " + threshold + " | not built yet | |");
   }
 
+  /** A target whose variants were not selected in this run. */
+  void notRun(String goal, String threshold) {
+    summary.add("| " + goal + " | – | " + threshold + " | not run in this run | |");
+  }
+
   private void line(String goal, List<Double> ratios, String goalText, boolean met, String detail) {
     double m = Stats.median(ratios);
     String verdict = Double.isNaN(m) ? "n/a" : met ? "PASS" : "**MISS**";
