@@ -11,7 +11,9 @@ import io.txmsg.transport.TopicKind;
 import io.txmsg.transport.Transport;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.provider.Arguments;
 
@@ -102,9 +104,41 @@ public enum TestTransport {
   /** Opens a transport (and, for a real broker, the shared cluster). */
   public abstract Open open();
 
-  /** The transports of a real broker: gRPC and remoting. */
+  /**
+   * Names the transports a run uses, comma-separated ({@code in_memory}, {@code grpc}, {@code
+   * remoting}; default all three). The CI's database profile narrows it: the store code a database
+   * exercises is the same under every transport, and the H2 run already covers each transport.
+   */
+  public static final String PROPERTY = "txmsg.test.transports";
+
+  /** The transports enabled for this run (see {@link #PROPERTY}), in declaration order. */
+  public static List<TestTransport> enabled() {
+    String value = System.getProperty(PROPERTY, "");
+    if (value.isBlank()) {
+      return List.of(values());
+    }
+    EnumSet<TestTransport> out = EnumSet.noneOf(TestTransport.class);
+    for (String part : value.split(",")) {
+      String p = part.trim().toUpperCase(Locale.ROOT);
+      if (!p.isEmpty()) {
+        try {
+          out.add(valueOf(p));
+        } catch (IllegalArgumentException e) {
+          throw new IllegalStateException(
+              PROPERTY + " names an unknown transport '" + part.trim() + "': " + value, e);
+        }
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  /** The enabled transports of a real broker: gRPC and remoting unless narrowed. */
   public static Stream<TestTransport> real() {
-    return Stream.of(GRPC, REMOTING);
+    List<TestTransport> real = enabled().stream().filter(t -> t != IN_MEMORY).toList();
+    if (real.isEmpty()) {
+      throw new IllegalStateException(PROPERTY + " enables no real-broker transport");
+    }
+    return real.stream();
   }
 
   /** gRPC and remoting × every enabled database: for tests that need a real broker. */
@@ -123,7 +157,7 @@ public enum TestTransport {
   /** Every transport × every enabled database (see {@link TestDatabases}). */
   public static Stream<Arguments> withDatabases() {
     List<Arguments> out = new ArrayList<>();
-    for (TestTransport t : values()) {
+    for (TestTransport t : enabled()) {
       for (TestDatabase db : TestDatabases.list()) {
         out.add(Arguments.of(t, db));
       }
