@@ -203,7 +203,10 @@ class FlywaySchemaTest {
   /**
    * Moving a database that {@code txmsg schema apply} (or autoCreateSchema) installed over to
    * Flyway, as docs/runbook.md describes: baseline the txmsg history at the version {@code txmsg
-   * schema check} reports, and Flyway continues from there.
+   * schema check} reports, and Flyway continues from there. With the fresh-install baseline (0)
+   * Flyway would run V1 again: that fails without changing the txmsg tables, and its history is
+   * dropped before the right baseline (it now holds the baseline row, which a second baseline would
+   * not replace).
    */
   @ParameterizedTest
   @MethodSource(DB)
@@ -215,6 +218,16 @@ class FlywaySchemaTest {
       SchemaMigrationTest.insertV1Row(ds, "e1", "PENDING", "k1");
       int installed = migrator(ds, PREFIX).check().installed();
       assertThat(installed).isEqualTo(1);
+
+      assertThatThrownBy(() -> txmsgFlyway(ds, PREFIX).load().migrate())
+          .as("baseline 0 on installed tables")
+          .isInstanceOf(FlywayException.class);
+      SchemaStatus untouched = migrator(ds, PREFIX).check();
+      assertThat(untouched.installed()).isEqualTo(1);
+      assertThat(untouched.versionRow()).isTrue();
+      assertThat(SchemaMigrationTest.columns(ds, PREFIX + "journal"))
+          .doesNotContain("publish_mode");
+      dropHistory(ds);
 
       MigrateResult result =
           txmsgFlyway(ds, PREFIX).baselineVersion(Integer.toString(installed)).load().migrate();
@@ -293,7 +306,7 @@ class FlywaySchemaTest {
           expected.addAll(steps.get(0).all());
         }
         expected.addAll(steps.get(v).all());
-        String file = copy(d, v);
+        String file = copy(d, v, expected, prefix);
         assertThat(statements(file, prefix))
             .as(file + " against the migrator's plan")
             .containsExactlyElementsOf(expected);
@@ -583,6 +596,12 @@ class FlywaySchemaTest {
     }
   }
 
+  /** The runbook's DROP TABLE flyway_txmsg_history (Flyway quotes the name on H2). */
+  private static void dropHistory(DataSource ds) throws Exception {
+    SchemaMigrationTest.sql(
+        ds, "DROP TABLE " + (dialect(ds) == Dialect.H2 ? '"' + HISTORY + '"' : HISTORY));
+  }
+
   private static Dialect dialect(DataSource ds) throws SQLException {
     try (Connection c = ds.getConnection()) {
       return Dialect.detect(c);
@@ -590,12 +609,18 @@ class FlywaySchemaTest {
   }
 
   /** The resource path of the Flyway copy of version {@code v}. */
-  private static String copy(Dialect d, int v) {
+  private static String copy(Dialect d, int v, List<String> expected, String prefix) {
     List<String> found =
         copies(d).stream()
             .filter(f -> f.substring(f.lastIndexOf('/') + 1).startsWith("V" + v + "__"))
             .toList();
-    assertThat(found).as(vendor(d) + " V" + v).hasSize(1);
+    assertThat(found)
+        .as(
+            "the Flyway copy of V%d in io/txmsg/store/flyway/%s/ (V%d__txmsg_<what>.sql), which"
+                + " must hold these statements, each followed by a line holding only ';', with"
+                + " ${txmsg_prefix} for the prefix:%n%s",
+            v, vendor(d), v, String.join("\n;\n", expected).replace(prefix, "${txmsg_prefix}"))
+        .hasSize(1);
     return found.get(0);
   }
 
