@@ -35,9 +35,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * itself, on every enabled database. They are a second copy of the DDL that SchemaMigrator runs, so
  * the tests hold the two together: the copies' statements are the migrator's statements, and the
  * schema Flyway installs is the schema the migrator installs, read back from the database (columns
- * with types, sizes, nullability and defaults; indexes; primary keys; the version row). The
- * installed comparison is what matters: the same text could still install differently, for instance
- * if Flyway ran it in another mode.
+ * with types, sizes, nullability and defaults; primary keys, indexes and named constraints; on
+ * MariaDB the tables' engine and collation; the version row). The installed comparison is what
+ * matters: Flyway parses and runs the files itself, in its own transactions and sessions, so equal
+ * text alone does not prove an equal schema.
  *
  * <p>Flyway runs as the README configures it: an instance of its own, history table {@value
  * #HISTORY}, the vendor's location, placeholder {@code txmsg_prefix}, baseline at 0 so that it also
