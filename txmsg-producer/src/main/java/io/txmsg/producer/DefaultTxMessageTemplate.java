@@ -194,7 +194,11 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
     if (e instanceof InvalidTxMessageException) {
       return "invalid";
     }
-    return "error";
+    if (e instanceof TxMessagingException) {
+      return "error";
+    }
+    // Not txmsg's own type: the action's exception, rethrown after the rollback (see rethrow).
+    return "rolled_back";
   }
 
   /** HALF_MESSAGE: steps 3 to 8. */
