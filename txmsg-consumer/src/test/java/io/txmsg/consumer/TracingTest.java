@@ -30,6 +30,7 @@ import io.txmsg.api.DeliveryMode;
 import io.txmsg.api.ProducerInterceptor;
 import io.txmsg.api.TxMessage;
 import io.txmsg.api.TxResult;
+import io.txmsg.api.consumer.PermanentConsumeException;
 import io.txmsg.consumer.ConsumerHarness.Paid;
 import io.txmsg.producer.TxProducer;
 import io.txmsg.producer.TxProducerSettings;
@@ -47,6 +48,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -236,6 +238,55 @@ class TracingTest {
 
   @ParameterizedTest
   @MethodSource(REAL)
+  void aReplayOfAParkedEventContinuesTheSameTrace(TestTransport transport, TestDatabase kind)
+      throws Exception {
+    run(
+        transport,
+        kind,
+        TopicType.TRANSACTION,
+        s -> {},
+        new ProducerInterceptor() {},
+        true,
+        env -> {
+          String id = "parked-" + env.suffix;
+          env.failOnce.add(id);
+          Span service = serviceCall(env, id, Map.of());
+          String traceId = service.context().traceId();
+          MutableSpan execute = span(traceId, "execute");
+          await(
+              "parked",
+              Duration.ofSeconds(40),
+              () ->
+                  consume(traceId, "false")
+                      .filter(c -> "parked".equals(c.tag("txmsg.outcome")))
+                      .isPresent());
+
+          // The dead letter keeps the message properties, the trace headers among them.
+          ReplayResult r = env.consumers.replay(env.group, id, "replay-" + env.suffix);
+          assertThat(r.status()).isEqualTo(ReplayResult.Status.REPLAYED);
+          await("replay span", Duration.ofSeconds(10), () -> consume(traceId, "true").isPresent());
+          MutableSpan replayed = consume(traceId, "true").orElseThrow();
+          assertThat(replayed.parentId()).isEqualTo(execute.id());
+          assertThat(replayed.tags())
+              .containsEntry("txmsg.outcome", "applied")
+              .containsEntry("txmsg.group", env.group);
+          assertThat(seen.get(id).traceId()).isEqualTo(traceId);
+        });
+  }
+
+  private Optional<MutableSpan> consume(String traceId, String replay) {
+    return spans.stream()
+        .filter(
+            s ->
+                s.traceId().equals(traceId)
+                    && s.name() != null
+                    && s.name().endsWith("consume")
+                    && replay.equals(s.tag("txmsg.replay")))
+        .findFirst();
+  }
+
+  @ParameterizedTest
+  @MethodSource(REAL)
   void withoutARegistryNothingIsAddedToTheHeaders(TestTransport transport, TestDatabase kind)
       throws Exception {
     run(
@@ -328,6 +379,8 @@ class TracingTest {
     final String topic = "tr-" + suffix;
     final String group = "traced-" + topic;
     final Map<String, Integer> handledCount = new ConcurrentHashMap<>();
+    final Set<String> failOnce = ConcurrentHashMap.newKeySet();
+    TxConsumers consumers;
     TxProducer producer;
     StoreTransactions storeTx;
 
@@ -370,6 +423,9 @@ class TracingTest {
     settings.accept(ps);
     EventHandler<Paid> handler =
         (event, ctx) -> {
+          if (env.failOnce.remove(ctx.eventId())) {
+            throw new PermanentConsumeException("parked on purpose");
+          }
           Span current = tracer.currentSpan();
           tracer.nextSpan().name("handler-work").start().end();
           String tenant =
@@ -399,6 +455,7 @@ class TracingTest {
       try (TxProducer producer = pb.build();
           TxConsumers consumers = cb.build()) {
         env.producer = producer;
+        env.consumers = consumers;
         env.storeTx =
             new StoreTransactions(db.dataSource(), TxmsgStore.detect(db.dataSource(), "txmsg_"));
         body.run(env);
