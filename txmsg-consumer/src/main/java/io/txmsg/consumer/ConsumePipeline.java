@@ -24,6 +24,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -61,6 +62,7 @@ final class ConsumePipeline {
   private final Duration maxEventAge;
   private final Runnable commandsRecorded;
   private final ConsumerMetrics metrics;
+  private final ConsumerObservations observations;
   private final Map<String, Long> gapFirstSeen = new ConcurrentHashMap<>();
 
   /**
@@ -79,8 +81,10 @@ final class ConsumePipeline {
       Duration maxEventAge,
       Runnable commandsRecorded,
       ConsumerMetrics metrics,
-      ConsumeListener listener) {
+      ConsumeListener listener,
+      ConsumerObservations observations) {
     this.metrics = metrics;
+    this.observations = observations;
     this.store = store;
     this.storeTx = storeTx;
     this.transactions = transactions;
@@ -101,6 +105,27 @@ final class ConsumePipeline {
    *     min(handler maxAttempts, the group's broker-side max attempts)
    */
   ConsumeOutcome deliver(String group, IncomingEvent e, Route route, int parkAt) {
+    try (ConsumerObservations.Observed observed = observe(group, e, false)) {
+      try {
+        ConsumeOutcome outcome = deliverObserved(group, e, route, parkAt);
+        observed.outcome(outcome.name().toLowerCase(Locale.ROOT));
+        return outcome;
+      } catch (RuntimeException | Error ex) {
+        observed.error(ex);
+        throw ex;
+      }
+    }
+  }
+
+  /**
+   * {@code txmsg.consume} around everything the delivery does, the handler call included; its
+   * parent is the trace context the event carries in its headers.
+   */
+  private ConsumerObservations.Observed observe(String group, IncomingEvent e, boolean replay) {
+    return observations.consume(group, e.topic(), e.eventType(), e.eventId(), replay, e.headers());
+  }
+
+  private ConsumeOutcome deliverObserved(String group, IncomingEvent e, Route route, int parkAt) {
     if (e.originTime().isBefore(Instant.now().minus(maxEventAge))) {
       return parking.park(
           group,
@@ -384,8 +409,18 @@ final class ConsumePipeline {
 
   /** An operator replay of a parked event through the same pipeline. */
   ConsumeOutcome replay(String group, IncomingEvent e, Route route, String replayId) {
-    Object payload = decodePayload(e, route);
-    return apply(group, e, route, payload, Integer.MAX_VALUE, replayId, true);
+    try (ConsumerObservations.Observed observed = observe(group, e, true)) {
+      try {
+        Object payload = decodePayload(e, route);
+        ConsumeOutcome outcome = apply(group, e, route, payload, Integer.MAX_VALUE, replayId, true);
+        observed.outcome(outcome.name().toLowerCase(Locale.ROOT));
+        return outcome;
+      } catch (RuntimeException | Error ex) {
+        observed.outcome("failed");
+        observed.error(ex instanceof ReplayFailedException f ? f.getCause() : ex);
+        throw ex;
+      }
+    }
   }
 
   /** The version row vanished (only an operator deletes them): transient, it is recreated. */

@@ -1,6 +1,7 @@
 package io.txmsg.consumer;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import io.txmsg.api.InvalidSettingsException;
 import io.txmsg.api.LogSafe;
 import io.txmsg.api.PayloadSerializer;
@@ -10,6 +11,7 @@ import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.api.consumer.ConsumerInterceptor;
 import io.txmsg.api.consumer.ParkedEvent;
 import io.txmsg.consumer.micrometer.MicrometerConsumerMetrics;
+import io.txmsg.consumer.micrometer.MicrometerConsumerObservations;
 import io.txmsg.store.ConsumeLogMapper;
 import io.txmsg.store.ConsumeLogRow;
 import io.txmsg.store.DeadLetterMapper;
@@ -93,7 +95,8 @@ public final class TxConsumers implements AutoCloseable {
             s.maxEventAge(),
             dispatcher::signal,
             metrics,
-            listener);
+            listener,
+            b.observations);
     this.scheduler =
         Executors.newScheduledThreadPool(
             2,
@@ -432,6 +435,7 @@ public final class TxConsumers implements AutoCloseable {
     private final List<ConsumeListener> listeners = new CopyOnWriteArrayList<>();
     private ConsumerInterceptor interceptor = new ConsumerInterceptor() {};
     private ConsumerMetrics metrics = ConsumerMetrics.NONE;
+    private ConsumerObservations observations = ConsumerObservations.NONE;
     private Transport transport;
 
     /** The business database: consume log and handler writes share its transactions. */
@@ -501,6 +505,21 @@ public final class TxConsumers implements AutoCloseable {
      */
     public Builder meterRegistry(MeterRegistry registry) {
       return metrics(new MicrometerConsumerMetrics(registry));
+    }
+
+    /** Where observations go; default {@link ConsumerObservations#NONE}. */
+    public Builder observations(ConsumerObservations observations) {
+      this.observations = Objects.requireNonNull(observations, "observations");
+      return this;
+    }
+
+    /**
+     * The observation {@code txmsg.consume} on {@code registry} (docs/architecture.md, "Tracing"):
+     * with a tracing bridge registered on it, the span around each handler call continues the trace
+     * the event carries. Needs micrometer-observation on the classpath.
+     */
+    public Builder observationRegistry(ObservationRegistry registry) {
+      return observations(new MicrometerConsumerObservations(registry));
     }
 
     /**

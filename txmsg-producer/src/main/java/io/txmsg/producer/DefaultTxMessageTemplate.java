@@ -42,7 +42,10 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -79,6 +82,7 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
   private final Set<String> fifoTopics;
   private final ProducerMetrics metrics;
   private final ImmediatePublisher publisher;
+  private final ProducerObservations observations;
 
   DefaultTxMessageTemplate(
       TxProducerSettings settings,
@@ -91,8 +95,10 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
       ProducerInterceptor interceptor,
       ProducerMetrics metrics,
       Set<String> fifoTopics,
-      ImmediatePublisher publisher) {
+      ImmediatePublisher publisher,
+      ProducerObservations observations) {
     this.metrics = metrics;
+    this.observations = observations;
     this.fifoTopics = Set.copyOf(fifoTopics);
     this.publisher = publisher;
     this.settings = settings;
@@ -140,9 +146,68 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
     }
     String attemptId = UUID.randomUUID().toString();
     Instant originTime = Instant.now().truncatedTo(ChronoUnit.MILLIS);
-    if (settings.deliveryMode() == DeliveryMode.OUTBOX) {
-      return executeOutbox(message, action, journalRow(message, attemptId, originTime));
+    boolean outbox = settings.deliveryMode() == DeliveryMode.OUTBOX;
+    // Filled by the tracing bridge (if any) when txmsg.execute starts: the context of the execute
+    // span, stored with every row of this call so each (re)publish carries the same parent.
+    Map<String, String> injected = new HashMap<>(4);
+    try (ProducerObservations.Observed observed =
+        observations.execute(
+            message.topic(),
+            message.eventType(),
+            message.eventId(),
+            outbox ? "outbox" : "half_message",
+            injected)) {
+      Map<String, String> trace = TraceHeaders.usable(injected);
+      try {
+        TxResult<R> result =
+            outbox
+                ? executeOutbox(
+                    message, action, journalRow(message, attemptId, originTime, trace), trace)
+                : executeHalf(message, action, attemptId, originTime, trace);
+        observed.outcome(result.outcome().name().toLowerCase(Locale.ROOT));
+        return result;
+      } catch (RuntimeException | Error e) {
+        observed.outcome(outcomeOf(e));
+        observed.error(e);
+        throw e;
+      }
     }
+  }
+
+  /** The {@code txmsg.outcome} tag of a failed execute: the exception's kind, a bounded set. */
+  private static String outcomeOf(Throwable e) {
+    if (e instanceof EventIdConflictException) {
+      return "conflict";
+    }
+    if (e instanceof AttemptFencedException) {
+      return "fenced";
+    }
+    if (e instanceof OutcomeUnknownException) {
+      return "outcome_unknown";
+    }
+    if (e instanceof TransactionRolledBackException) {
+      return "rolled_back";
+    }
+    if (e instanceof PublishException) {
+      return "publish_failed";
+    }
+    if (e instanceof InvalidTxMessageException) {
+      return "invalid";
+    }
+    if (e instanceof TxMessagingException) {
+      return "error";
+    }
+    // Not txmsg's own type: the action's exception, rethrown after the rollback (see rethrow).
+    return "rolled_back";
+  }
+
+  /** HALF_MESSAGE: steps 3 to 8. */
+  private <R> TxResult<R> executeHalf(
+      TxMessage message,
+      TransactionalBusinessAction<R> action,
+      String attemptId,
+      Instant originTime,
+      Map<String, String> trace) {
     if (message.messageGroup() != null) {
       throw new InvalidTxMessageException(
           "messageGroup",
@@ -150,7 +215,7 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
               + " client rejects a message group on transactional messages); publish it with"
               + " ctx.publish or use deliveryMode OUTBOX");
     }
-    JournalRow row = journalRow(message, attemptId, originTime);
+    JournalRow row = journalRow(message, attemptId, originTime, trace);
     row.setPublishMode(PublishMode.HALF_MESSAGE);
     row.setMessageGroup(null);
     String eventId = row.getEventId();
@@ -201,7 +266,8 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
                           row,
                           connection,
                           failures,
-                          session.getMapper(JournalMapper.class));
+                          session.getMapper(JournalMapper.class),
+                          trace);
                   R r = action.execute(context[0]);
                   stage[0] = Stage.SELF_CHECK;
                   context[0].failIfPublishFailed();
@@ -257,7 +323,10 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
    * before commit, so nothing needs fencing.
    */
   private <R> TxResult<R> executeOutbox(
-      TxMessage message, TransactionalBusinessAction<R> action, JournalRow row) {
+      TxMessage message,
+      TransactionalBusinessAction<R> action,
+      JournalRow row,
+      Map<String, String> trace) {
     String eventId = row.getEventId();
     String attemptId = row.getAttemptId();
     outboxStyle(row, message);
@@ -276,7 +345,7 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
                   interceptor.beforeAction(message, attemptId);
                   StatementFailures failures = StatementFailures.of(connection);
                   failures.watch();
-                  context[0] = new Context(message, row, connection, failures, journal);
+                  context[0] = new Context(message, row, connection, failures, journal, trace);
                   R r = action.execute(context[0]);
                   stage[0] = Stage.SELF_CHECK;
                   context[0].failIfPublishFailed();
@@ -386,7 +455,13 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
     }
   }
 
-  private JournalRow journalRow(TxMessage message, String attemptId, Instant originTime) {
+  /**
+   * The journal row of {@code message}. {@code trace} (the execute span's context) is stored with
+   * the application headers, which win on a name clash; it is not part of the payload hash, so a
+   * retry of the same eventId from another trace is an idempotent retry, never a conflict.
+   */
+  private JournalRow journalRow(
+      TxMessage message, String attemptId, Instant originTime, Map<String, String> trace) {
     // payload() returns a copy: take it once (it may be up to maxPayloadBytes).
     byte[] payload = message.payload();
     String contentType = null;
@@ -435,7 +510,7 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
     row.setBusinessKey(message.businessKey());
     row.setPayload(payload);
     row.setContentType(contentType);
-    row.setHeaders(HeadersCodec.encode(message.headers()));
+    row.setHeaders(HeadersCodec.encode(TraceHeaders.merge(message.headers(), trace)));
     // 2. The hash, once, over the event's identity and bytes: never over per-send properties.
     row.setPayloadHash(
         PayloadHashes.compute(
@@ -696,6 +771,7 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
     private final Connection connection;
     private final StatementFailures failures;
     private final JournalMapper journal;
+    private final Map<String, String> trace;
     private final List<Published> published = new ArrayList<>(0);
     private TransactionRolledBackException publishFailure;
 
@@ -704,7 +780,9 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
         JournalRow primary,
         Connection connection,
         StatementFailures failures,
-        JournalMapper journal) {
+        JournalMapper journal,
+        Map<String, String> trace) {
+      this.trace = trace;
       this.message = message;
       this.primary = primary;
       this.connection = connection;
@@ -760,7 +838,7 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
           throw new InvalidTxMessageException(
               "eventId", LogSafe.quote(m.eventId()) + " is the eventId of the execute's own event");
         }
-        JournalRow row = journalRow(m, primary.getAttemptId(), primary.getCreatedAt());
+        JournalRow row = journalRow(m, primary.getAttemptId(), primary.getCreatedAt(), trace);
         outboxStyle(row, m);
         rows.add(new Published(m, row));
       }

@@ -26,13 +26,16 @@ final class ImmediatePublisher {
   private final SentRecorder recorder;
   private final ProducerInterceptor interceptor;
   private final ProducerMetrics metrics;
+  private final ProducerObservations observations;
 
   ImmediatePublisher(
       ProducerChannel producer,
       StoreTransactions storeTx,
       SentRecorder recorder,
       ProducerInterceptor interceptor,
-      ProducerMetrics metrics) {
+      ProducerMetrics metrics,
+      ProducerObservations observations) {
+    this.observations = observations;
     this.producer = producer;
     this.storeTx = storeTx;
     this.recorder = recorder;
@@ -54,15 +57,22 @@ final class ImmediatePublisher {
       return false;
     }
     String messageId;
-    try {
-      messageId = producer.send(EnvelopeCodec.encode(row));
-    } catch (RuntimeException e) { // PublishException, or anything the transport threw
-      metrics.send(row.getDestination(), row.getEventType(), ProducerMetrics.UNKNOWN);
-      log.warn(
-          "immediate send failed eventId={}: {} (the reconciler sends it after publishAfter)",
-          eventId,
-          e.toString());
-      return false;
+    try (ProducerObservations.Observed observed =
+        observations.publish(
+            row.getDestination(), row.getEventType(), eventId, "send", row.headerMap())) {
+      try {
+        messageId = producer.send(EnvelopeCodec.encode(row));
+        observed.outcome(ProducerMetrics.SENT);
+      } catch (RuntimeException e) { // PublishException, or anything the transport threw
+        observed.outcome(ProducerMetrics.UNKNOWN);
+        observed.error(e);
+        metrics.send(row.getDestination(), row.getEventType(), ProducerMetrics.UNKNOWN);
+        log.warn(
+            "immediate send failed eventId={}: {} (the reconciler sends it after publishAfter)",
+            eventId,
+            e.toString());
+        return false;
+      }
     }
     metrics.send(row.getDestination(), row.getEventType(), ProducerMetrics.SENT);
     row.setBrokerMessageId(messageId);

@@ -40,14 +40,17 @@ public final class Reconciler {
   private final TxProducerSettings settings;
   private final ProducerChannel producer;
   private final ProducerMetrics metrics;
+  private final ProducerObservations observations;
 
   Reconciler(
       DataSource dataSource,
       TxmsgStore store,
       TxProducerSettings settings,
       ProducerChannel producer,
-      ProducerMetrics metrics) {
+      ProducerMetrics metrics,
+      ProducerObservations observations) {
     this.metrics = metrics;
+    this.observations = observations;
     this.storeTx = new StoreTransactions(dataSource, store);
     this.claims = new JournalClaims(dataSource, store);
     this.settings = settings;
@@ -115,17 +118,28 @@ public final class Reconciler {
       return Result.LOST_LEASE;
     }
     String messageId;
-    try {
-      if (row.getPublishMode() == PublishMode.SEND) {
-        messageId = producer.send(EnvelopeCodec.encode(row));
-      } else {
-        // A TRANSACTION topic refuses a plain send: a half message committed at once.
-        HalfMessage half = producer.sendHalf(EnvelopeCodec.encode(row));
-        half.commit();
-        messageId = half.messageId();
+    // The row's stored trace context makes this send a child of the execute that committed it.
+    try (ProducerObservations.Observed observed =
+        observations.publish(
+            row.getDestination(), row.getEventType(), eventId, "republish", row.headerMap())) {
+      try {
+        if (row.getPublishMode() == PublishMode.SEND) {
+          messageId = producer.send(EnvelopeCodec.encode(row));
+        } else {
+          // A TRANSACTION topic refuses a plain send: a half message committed at once.
+          HalfMessage half = producer.sendHalf(EnvelopeCodec.encode(row));
+          half.commit();
+          messageId = half.messageId();
+        }
+        observed.outcome(ProducerMetrics.SENT);
+      } catch (PublishException p) {
+        observed.outcome(p.retryable() ? ProducerMetrics.RETRY : ProducerMetrics.DEAD);
+        observed.error(p);
+        return recordFailure(row, token, p);
+      } catch (RuntimeException | Error e) {
+        observed.error(e);
+        throw e;
       }
-    } catch (PublishException p) {
-      return recordFailure(row, token, p);
     }
     metrics.republished();
     metrics.send(row.getDestination(), row.getEventType(), ProducerMetrics.SENT);

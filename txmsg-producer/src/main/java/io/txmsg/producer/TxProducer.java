@@ -1,6 +1,7 @@
 package io.txmsg.producer;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import io.txmsg.api.CheckbackResolver;
 import io.txmsg.api.DeliveryConfirmation;
 import io.txmsg.api.DeliveryMode;
@@ -11,6 +12,7 @@ import io.txmsg.api.PayloadSerializer;
 import io.txmsg.api.ProducerInterceptor;
 import io.txmsg.api.TxMessageTemplate;
 import io.txmsg.producer.micrometer.MicrometerProducerMetrics;
+import io.txmsg.producer.micrometer.MicrometerProducerObservations;
 import io.txmsg.store.JdbcLocalTransactions;
 import io.txmsg.store.JsonPayloadSerializer;
 import io.txmsg.store.LocalTransactions;
@@ -74,7 +76,9 @@ public final class TxProducer implements AutoCloseable {
     ProducerMetrics metrics = b.metrics;
     JournalCheckbackResolver journalResolver =
         new JournalCheckbackResolver(b.dataSource, store, s, metrics);
-    CheckbackDispatcher dispatcher = new CheckbackDispatcher(b.resolvers, journalResolver);
+    ProducerObservations observations = b.observations;
+    CheckbackDispatcher dispatcher =
+        new CheckbackDispatcher(b.resolvers, journalResolver, observations);
     ProducerChannel ch = null;
     Subscription c = null;
     Set<String> fifo = Set.of();
@@ -99,7 +103,8 @@ public final class TxProducer implements AutoCloseable {
         b.transactions != null ? b.transactions : new JdbcLocalTransactions(b.dataSource);
     this.sentRecorder = new SentRecorder(storeTx, s);
     ImmediatePublisher publisher =
-        new ImmediatePublisher(channel, storeTx, sentRecorder, b.interceptor, metrics);
+        new ImmediatePublisher(
+            channel, storeTx, sentRecorder, b.interceptor, metrics, observations);
     this.template =
         new DefaultTxMessageTemplate(
             s,
@@ -112,8 +117,9 @@ public final class TxProducer implements AutoCloseable {
             b.interceptor,
             metrics,
             fifo,
-            publisher);
-    this.reconciler = new Reconciler(b.dataSource, store, s, channel, metrics);
+            publisher,
+            observations);
+    this.reconciler = new Reconciler(b.dataSource, store, s, channel, metrics, observations);
     // Where the transport can read the broker's give-up topic (remoting), a committed row whose
     // half message the broker stopped checking goes out at once, not after republishAfter.
     this.giveUpDrain =
@@ -281,6 +287,7 @@ public final class TxProducer implements AutoCloseable {
     private PayloadSanitizer sanitizer = PayloadSanitizer.none();
     private ProducerInterceptor interceptor = new ProducerInterceptor() {};
     private ProducerMetrics metrics = ProducerMetrics.NONE;
+    private ProducerObservations observations = ProducerObservations.NONE;
     private Duration gaugeInterval = Duration.ofSeconds(15);
 
     private Builder() {}
@@ -359,6 +366,25 @@ public final class TxProducer implements AutoCloseable {
     }
 
     /**
+     * Where observations go; default {@link ProducerObservations#NONE} (no observation, no trace
+     * header).
+     */
+    public Builder observations(ProducerObservations observations) {
+      this.observations = observations;
+      return this;
+    }
+
+    /**
+     * Observations {@code txmsg.execute}, {@code txmsg.publish}, {@code txmsg.checkback} on {@code
+     * registry} (docs/architecture.md, "Tracing"): with a tracing bridge registered on it, the
+     * caller's trace context is stored with each event and continued by the consumer. Needs
+     * micrometer-observation on the classpath.
+     */
+    public Builder observationRegistry(ObservationRegistry registry) {
+      return observations(new MicrometerProducerObservations(registry));
+    }
+
+    /**
      * Validates, connects and starts.
      *
      * @throws InvalidSettingsException naming a missing or bad setting, before anything starts
@@ -374,6 +400,9 @@ public final class TxProducer implements AutoCloseable {
       }
       if (metrics == null) {
         throw new InvalidSettingsException("metrics", "must not be null");
+      }
+      if (observations == null) {
+        throw new InvalidSettingsException("observations", "must not be null");
       }
       TxProducerSettings sealed = settings.sealedCopy();
       if (transport == null) {

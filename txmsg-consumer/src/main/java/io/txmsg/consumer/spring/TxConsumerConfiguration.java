@@ -4,9 +4,11 @@ import io.txmsg.api.PayloadSerializer;
 import io.txmsg.api.consumer.ConsumeListener;
 import io.txmsg.api.consumer.ConsumerInterceptor;
 import io.txmsg.consumer.ConsumerMetrics;
+import io.txmsg.consumer.ConsumerObservations;
 import io.txmsg.consumer.TxConsumerSettings;
 import io.txmsg.consumer.TxConsumers;
 import io.txmsg.consumer.micrometer.MicrometerConsumerMetrics;
+import io.txmsg.consumer.micrometer.MicrometerConsumerObservations;
 import io.txmsg.store.spring.SpringLocalTransactions;
 import io.txmsg.transport.Transport;
 import javax.sql.DataSource;
@@ -20,13 +22,19 @@ import org.springframework.util.ClassUtils;
 /**
  * Imported by {@link EnableTxConsumers}; thin glue over {@link TxConsumers#builder()}. Metrics: a
  * {@link ConsumerMetrics} bean if there is one, else the context's Micrometer {@code MeterRegistry}
- * when micrometer-core is on the classpath, else none.
+ * when micrometer-core is on the classpath, else none. Observations (tracing): a {@link
+ * ConsumerObservations} bean if there is one, else the context's {@code ObservationRegistry} when
+ * micrometer-observation is on the classpath, else none.
  */
 @Configuration(proxyBeanMethods = false)
 public class TxConsumerConfiguration {
   private static final boolean MICROMETER =
       ClassUtils.isPresent(
           "io.micrometer.core.instrument.MeterRegistry",
+          TxConsumerConfiguration.class.getClassLoader());
+  private static final boolean OBSERVATION =
+      ClassUtils.isPresent(
+          "io.micrometer.observation.ObservationRegistry",
           TxConsumerConfiguration.class.getClassLoader());
 
   @Bean
@@ -46,7 +54,8 @@ public class TxConsumerConfiguration {
       ObjectProvider<ConsumerInterceptor> interceptor,
       BeanFactory beanFactory,
       ObjectProvider<Transport> transport,
-      ObjectProvider<ConsumerMetrics> metrics) {
+      ObjectProvider<ConsumerMetrics> metrics,
+      ObjectProvider<ConsumerObservations> observations) {
     return new TxConsumersLifecycle(
         () -> {
           TxConsumers.Builder b =
@@ -66,6 +75,13 @@ public class TxConsumerConfiguration {
           }
           if (m != null) {
             b.metrics(m);
+          }
+          ConsumerObservations o = observations.getIfAvailable();
+          if (o == null && OBSERVATION) {
+            o = MicrometerConsumerObservations.fromBeanFactory(beanFactory);
+          }
+          if (o != null) {
+            b.observations(o);
           }
           return b;
         });

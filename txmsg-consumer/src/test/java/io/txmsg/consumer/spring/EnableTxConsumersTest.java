@@ -3,6 +3,9 @@ package io.txmsg.consumer.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import io.txmsg.api.EventIds;
 import io.txmsg.api.TxMessage;
 import io.txmsg.api.consumer.ConsumeContext;
@@ -22,7 +25,9 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
 import org.apache.ibatis.annotations.Insert;
 import org.apache.ibatis.annotations.Param;
@@ -97,6 +102,28 @@ class EnableTxConsumersTest {
     static DataSource dataSource;
     static BrokerConnection connection;
 
+    /** The observations of the context's registry: txmsg must pick the bean up. */
+    static final List<Observation.Context> observed = new CopyOnWriteArrayList<>();
+
+    @Bean
+    ObservationRegistry observationRegistry() {
+      ObservationRegistry r = ObservationRegistry.create();
+      r.observationConfig()
+          .observationHandler(
+              new ObservationHandler<>() {
+                @Override
+                public boolean supportsContext(Observation.Context context) {
+                  return true;
+                }
+
+                @Override
+                public void onStop(Observation.Context context) {
+                  observed.add(context);
+                }
+              });
+      return r;
+    }
+
     @Bean
     DataSource dataSource() {
       return dataSource;
@@ -148,6 +175,7 @@ class EnableTxConsumersTest {
         s.execute(
             "CREATE TABLE points (event_id VARCHAR(64) NOT NULL, account VARCHAR(64), amount INT)");
       }
+      App.observed.clear();
       App.dataSource = db.dataSource();
       App.connection = transport.connection(mq);
       try (AnnotationConfigApplicationContext ctx =
@@ -171,6 +199,14 @@ class EnableTxConsumersTest {
         assertThat(mapper.count(ok)).isEqualTo(1);
         assertThat(mapper.count(negative)).isZero(); // the mapper's insert rolled back
         assertThat(ctx.getBean(TxConsumersLifecycle.class).isRunning()).isTrue();
+        assertThat(App.observed)
+            .as("txmsg.consume on the context's ObservationRegistry")
+            .anySatisfy(
+                o -> {
+                  assertThat(o.getName()).isEqualTo("txmsg.consume");
+                  assertThat(o.getLowCardinalityKeyValue("txmsg.group").getValue())
+                      .isEqualTo("spring-points");
+                });
       }
     }
   }

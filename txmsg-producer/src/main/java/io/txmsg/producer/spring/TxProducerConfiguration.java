@@ -6,9 +6,11 @@ import io.txmsg.api.PayloadSerializer;
 import io.txmsg.api.ProducerInterceptor;
 import io.txmsg.api.TxMessageTemplate;
 import io.txmsg.producer.ProducerMetrics;
+import io.txmsg.producer.ProducerObservations;
 import io.txmsg.producer.TxProducer;
 import io.txmsg.producer.TxProducerSettings;
 import io.txmsg.producer.micrometer.MicrometerProducerMetrics;
+import io.txmsg.producer.micrometer.MicrometerProducerObservations;
 import io.txmsg.store.spring.SpringLocalTransactions;
 import io.txmsg.transport.Transport;
 import javax.sql.DataSource;
@@ -22,13 +24,19 @@ import org.springframework.util.ClassUtils;
 /**
  * Imported by {@link EnableTxProducer}; thin glue over {@link TxProducer#builder()}. Metrics: a
  * {@link ProducerMetrics} bean if there is one, else the context's Micrometer {@code MeterRegistry}
- * when micrometer-core is on the classpath, else none.
+ * when micrometer-core is on the classpath, else none. Observations (tracing): a {@link
+ * ProducerObservations} bean if there is one, else the context's {@code ObservationRegistry} when
+ * micrometer-observation is on the classpath, else none (nothing is added to any header).
  */
 @Configuration(proxyBeanMethods = false)
 public class TxProducerConfiguration {
   private static final boolean MICROMETER =
       ClassUtils.isPresent(
           "io.micrometer.core.instrument.MeterRegistry",
+          TxProducerConfiguration.class.getClassLoader());
+  private static final boolean OBSERVATION =
+      ClassUtils.isPresent(
+          "io.micrometer.observation.ObservationRegistry",
           TxProducerConfiguration.class.getClassLoader());
 
   @Bean(destroyMethod = "close")
@@ -42,7 +50,8 @@ public class TxProducerConfiguration {
       ObjectProvider<PayloadSerializer> serializer,
       ObjectProvider<PayloadSanitizer> sanitizer,
       ObjectProvider<ProducerInterceptor> interceptor,
-      ObjectProvider<ProducerMetrics> metrics) {
+      ObjectProvider<ProducerMetrics> metrics,
+      ObjectProvider<ProducerObservations> observations) {
     TxProducer.Builder b =
         TxProducer.builder()
             .dataSource(dataSource)
@@ -59,6 +68,13 @@ public class TxProducerConfiguration {
     }
     if (m != null) {
       b.metrics(m);
+    }
+    ProducerObservations o = observations.getIfAvailable();
+    if (o == null && OBSERVATION) {
+      o = MicrometerProducerObservations.fromBeanFactory(beanFactory);
+    }
+    if (o != null) {
+      b.observations(o);
     }
     return b.build();
   }

@@ -3,6 +3,9 @@ package io.txmsg.producer.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import io.txmsg.api.TxMessage;
 import io.txmsg.api.TxMessageTemplate;
 import io.txmsg.api.TxResult;
@@ -15,7 +18,9 @@ import io.txmsg.testkit.transport.TestTransport;
 import io.txmsg.transport.BrokerConnection;
 import java.sql.Connection;
 import java.sql.Statement;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
 import org.apache.ibatis.annotations.Insert;
 import org.apache.ibatis.annotations.Param;
@@ -55,6 +60,28 @@ class EnableTxProducerTest {
     static DataSource dataSource;
     static BrokerConnection connection;
     static String topic;
+
+    /** The observations of the context's registry: txmsg must pick the bean up. */
+    static final List<Observation.Context> observed = new CopyOnWriteArrayList<>();
+
+    @Bean
+    ObservationRegistry observationRegistry() {
+      ObservationRegistry r = ObservationRegistry.create();
+      r.observationConfig()
+          .observationHandler(
+              new ObservationHandler<>() {
+                @Override
+                public boolean supportsContext(Observation.Context context) {
+                  return true;
+                }
+
+                @Override
+                public void onStop(Observation.Context context) {
+                  observed.add(context);
+                }
+              });
+      return r;
+    }
 
     @Bean
     DataSource dataSource() {
@@ -99,6 +126,7 @@ class EnableTxProducerTest {
           Statement s = c.createStatement()) {
         s.execute("CREATE TABLE payment (id VARCHAR(64) PRIMARY KEY, amount INT NOT NULL)");
       }
+      App.observed.clear();
       App.dataSource = db.dataSource();
       App.connection = transport.connection(EmbeddedRocketMQ.shared());
       App.topic = "spring-" + UUID.randomUUID().toString().substring(0, 8);
@@ -124,6 +152,11 @@ class EnableTxProducerTest {
         assertThat(payments.count("p2")).as("the mapper's insert was rolled back with it").isZero();
         assertThat(journalRows(db, "evt-p2")).isZero();
         assertThat(journalRows(db, "evt-p1")).isEqualTo(1);
+        assertThat(App.observed)
+            .as("txmsg.execute on the context's ObservationRegistry, with its outcome")
+            .filteredOn(o -> o.getName().equals("txmsg.execute"))
+            .extracting(o -> o.getLowCardinalityKeyValue("txmsg.outcome").getValue())
+            .containsExactly("committed", "rolled_back");
       }
     }
   }
