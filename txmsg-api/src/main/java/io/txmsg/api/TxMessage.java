@@ -50,6 +50,16 @@ public final class TxMessage {
     this.messageGroup = b.messageGroup;
   }
 
+  /**
+   * Whether a header with this name and value passes the builder's validation: a name matching
+   * {@code [A-Za-z][A-Za-z0-9_-]{0,63}} without the reserved {@code txmsg_} prefix, a non-null
+   * value of at most 1 KiB in UTF-8. For code that adds headers on the user's behalf (trace
+   * context).
+   */
+  public static boolean acceptsHeader(String name, String value) {
+    return TxMessageValidator.acceptsHeader(name, value);
+  }
+
   public static Builder builder() {
     return new Builder();
   }

@@ -93,6 +93,15 @@ final class TxMessageValidator {
     }
   }
 
+  /** Whether {@link #validate} would accept this header (name pattern, prefix, value size). */
+  static boolean acceptsHeader(String name, String value) {
+    return name != null
+        && value != null
+        && HEADER_NAME.matcher(name).matches()
+        && !name.toLowerCase(java.util.Locale.ROOT).startsWith(RESERVED_HEADER_PREFIX)
+        && value.getBytes(StandardCharsets.UTF_8).length <= MAX_HEADER_VALUE_BYTES;
+  }
+
   private static void requireToken(String field, String value, int max, Pattern pattern) {
     requireText(field, value, max);
     if (!pattern.matcher(value).matches()) {

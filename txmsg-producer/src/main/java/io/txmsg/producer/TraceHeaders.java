@@ -1,23 +1,19 @@
 package io.txmsg.producer;
 
-import java.nio.charset.StandardCharsets;
+import io.txmsg.api.TxMessage;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.regex.Pattern;
 
 /**
  * The trace headers a tracing bridge injected at {@code execute} ({@code traceparent}, {@code
  * tracestate}, {@code baggage} or one header per baggage field), stored as application headers of
- * the journal row. They pass the same rules as an application header (TxMessageValidator), so the
- * envelope never carries a property name or size the validator would have refused; an injected
- * header that does not is dropped (the trace stays unlinked, the event is unaffected).
+ * the journal row. They pass the same rules as an application header ({@link
+ * TxMessage#acceptsHeader}), so the envelope never carries a property name or size the validator
+ * would have refused; an injected header that does not is dropped (the trace stays unlinked, the
+ * event is unaffected).
  */
 final class TraceHeaders {
-  // The same limits as TxMessageValidator's (package-private in txmsg-api).
-  private static final Pattern NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_\\-]{0,63}");
-  private static final String RESERVED_PREFIX = "txmsg_";
-  private static final int MAX_VALUE_BYTES = 1024;
   // A propagator adds a handful (W3C: traceparent, tracestate, baggage); more is a misconfigured
   // baggage list, which must not grow every row.
   private static final int MAX_INJECTED = 8;
@@ -33,12 +29,7 @@ final class TraceHeaders {
     new TreeMap<>(injected)
         .forEach(
             (name, value) -> {
-              if (out.size() < MAX_INJECTED
-                  && name != null
-                  && value != null
-                  && NAME.matcher(name).matches()
-                  && !name.toLowerCase(java.util.Locale.ROOT).startsWith(RESERVED_PREFIX)
-                  && value.getBytes(StandardCharsets.UTF_8).length <= MAX_VALUE_BYTES) {
+              if (out.size() < MAX_INJECTED && TxMessage.acceptsHeader(name, value)) {
                 out.put(name, value);
               }
             });
