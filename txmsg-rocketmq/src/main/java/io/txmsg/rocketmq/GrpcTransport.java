@@ -27,7 +27,9 @@ import org.apache.rocketmq.client.apis.consumer.FilterExpressionType;
 import org.apache.rocketmq.client.apis.consumer.PushConsumer;
 import org.apache.rocketmq.client.apis.producer.Producer;
 import org.apache.rocketmq.client.apis.producer.TransactionResolution;
+import org.apache.rocketmq.client.java.exception.ForbiddenException;
 import org.apache.rocketmq.client.java.exception.NotFoundException;
+import org.apache.rocketmq.client.java.exception.UnauthorizedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -124,12 +126,44 @@ public final class GrpcTransport implements Transport {
           + " (create it as a TRANSACTION topic); broker said: "
           + notFound.getMessage();
     }
+    String refused = refusal(e);
     return "producer for topics "
         + spec.topics()
         + " could not start at "
         + connection.endpoints()
         + ": "
-        + PublishErrors.classify("start", e).getMessage();
+        + (refused != null ? refused : PublishErrors.classify("start", e).getMessage());
+  }
+
+  /**
+   * Why the broker refused a client at start when it was for its credentials (the client's own
+   * message is a Guava "service FAILED"), else null. Names the access key, never the secret.
+   */
+  private String refusal(Throwable e) {
+    Throwable unauthorized = PublishErrors.find(e, UnauthorizedException.class);
+    if (unauthorized != null) {
+      return "authentication failed: the broker refused "
+          + (connection.accessKey() == null
+              ? "a client without credentials (set BrokerConnection.withCredentials)"
+              : "the credentials of access key " + LogSafe.quote(connection.accessKey()))
+          + " ("
+          + unauthorized.getMessage()
+          + ")";
+    }
+    Throwable forbidden = PublishErrors.find(e, ForbiddenException.class);
+    if (forbidden != null) {
+      return "authorization failed: access key "
+          + LogSafe.quote(connection.accessKey())
+          + " lacks a permission ("
+          + forbidden.getMessage()
+          + ")";
+    }
+    return null;
+  }
+
+  private String startReason(Exception e) {
+    String refused = refusal(e);
+    return refused != null ? refused : e.getMessage();
   }
 
   @Override
@@ -160,7 +194,7 @@ public final class GrpcTransport implements Transport {
               + " at "
               + connection.endpoints()
               + ": "
-              + e.getMessage(),
+              + startReason(e),
           e);
     }
   }
@@ -180,7 +214,7 @@ public final class GrpcTransport implements Transport {
               + " at "
               + connection.endpoints()
               + ": "
-              + e.getMessage(),
+              + startReason(e),
           e);
     }
   }

@@ -1,6 +1,9 @@
 package io.txmsg.rocketmq.remoting;
 
+import io.txmsg.api.LogSafe;
+import io.txmsg.api.TransportException;
 import java.util.Optional;
+import org.apache.rocketmq.client.exception.MQBrokerException;
 import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.client.impl.MQClientAPIImpl;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
@@ -103,6 +106,7 @@ final class RemotingAdmin implements AutoCloseable {
       return Optional.ofNullable(
           api().getSubscriptionGroupConfig(t.brokerAddress(), group, clients.timeoutMillis()));
     } catch (Exception e) {
+      throwIfRefused(e, "group " + LogSafe.quote(group));
       log.debug("configuration of group {} unknown: {}", group, e.toString());
       return Optional.empty();
     }
@@ -130,8 +134,34 @@ final class RemotingAdmin implements AutoCloseable {
       }
       return Optional.ofNullable(type);
     } catch (Exception e) {
+      throwIfRefused(e, "topic " + LogSafe.quote(topic));
       log.debug("message type of {} unknown: {}", topic, e.toString());
       return Optional.empty();
+    }
+  }
+
+  /**
+   * A broker that answers NO_PERMISSION to these reads refused the credentials (ACL 2.0: "check
+   * signature failed" for a wrong secret, a missing user, or an access key without the right):
+   * every later send or pull would be refused the same way, so the start fails here, naming the
+   * access key and never the secret.
+   */
+  private void throwIfRefused(Exception e, String what) {
+    if (e instanceof MQBrokerException b && b.getResponseCode() == ResponseCode.NO_PERMISSION) {
+      String accessKey = clients.accessKey();
+      throw new TransportException(
+          "authentication or authorization failed: the broker"
+              + (b.getBrokerAddr() == null ? "" : " " + b.getBrokerAddr())
+              + " refused "
+              + (accessKey == null
+                  ? "a client without credentials (set BrokerConnection.withCredentials)"
+                  : "the credentials of access key " + LogSafe.quote(accessKey))
+              + " reading "
+              + what
+              + " ("
+              + b.getErrorMessage()
+              + ")",
+          e);
     }
   }
 

@@ -31,6 +31,11 @@ final class RemotingClients {
             new SessionCredentials(connection.accessKey(), connection.secretKey()));
   }
 
+  /** The access key (for messages), or null without credentials. */
+  String accessKey() {
+    return connection.accessKey();
+  }
+
   /** Configures a freshly constructed client before it starts. */
   <T extends ClientConfig> T configure(T client, String role) {
     client.setNamesrvAddr(connection.nameServer());

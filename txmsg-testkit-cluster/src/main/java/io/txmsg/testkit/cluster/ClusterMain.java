@@ -58,6 +58,9 @@ import org.apache.rocketmq.store.config.MessageStoreConfig;
  *       {@code OK ...} or {@code ERR <message>}.
  * </ul>
  *
+ * <p>With settings {@code auth.user} and {@code auth.password}, ACL 2.0 authentication and
+ * authorization are on for the broker and the proxy, with that user as the one super user.
+ *
  * <p>Everything else printed to {@code System.out} goes to stderr; broker and proxy logs go to
  * {@code ${user.home}/logs}. When stdin reaches end of file the JVM halts at once, so a dead parent
  * never leaves a running cluster behind.
@@ -202,6 +205,26 @@ public final class ClusterMain {
             + ",\"namesrvAddr\":\""
             + namesrvAddr
             + "\"}";
+    String user = settings.getProperty("auth.user");
+    String password = settings.getProperty("auth.password");
+    boolean auth = user != null && password != null;
+    if (auth) {
+      // ACL 2.0: the proxy authenticates gRPC clients against the users the broker stores (in
+      // LOCAL mode through the broker in this JVM); super users pass authorization.
+      json =
+          json.substring(0, json.length() - 1)
+              + ",\"authenticationEnabled\":true,\"authenticationProvider\":"
+              + jsonString(AUTHENTICATION_PROVIDER)
+              + ",\"authenticationMetadataProvider\":"
+              + jsonString("org.apache.rocketmq.proxy.auth.ProxyAuthenticationMetadataProvider")
+              + ",\"authorizationEnabled\":true,\"authorizationProvider\":"
+              + jsonString(AUTHORIZATION_PROVIDER)
+              + ",\"authorizationMetadataProvider\":"
+              + jsonString("org.apache.rocketmq.proxy.auth.ProxyAuthorizationMetadataProvider")
+              + ",\"innerClientAuthenticationCredentials\":"
+              + jsonString(credentials(user, password))
+              + "}";
+    }
     Files.writeString(proxyJson, json, StandardCharsets.UTF_8);
     System.setProperty("com.rocketmq.proxy.configPath", proxyJson.toString());
     ConfigurationManager.initEnv();
@@ -258,11 +281,30 @@ public final class ClusterMain {
     MixAll.properties2Object(brokerExtra, brokerConfig);
     MixAll.properties2Object(brokerExtra, storeConfig);
 
+    AuthConfig authConfig = new AuthConfig();
+    authConfig.setConfigName(brokerConfig.getBrokerName());
+    authConfig.setClusterName(brokerConfig.getBrokerClusterName());
+    authConfig.setAuthConfigPath(dir.resolve("auth").toString());
+    if (auth) {
+      // ACL 2.0 on the broker's remoting port: the initial user is a super user, created (in the
+      // broker's local RocksDB metadata) at the first start.
+      authConfig.setAuthenticationEnabled(true);
+      authConfig.setAuthenticationProvider(AUTHENTICATION_PROVIDER);
+      authConfig.setAuthenticationMetadataProvider(
+          "org.apache.rocketmq.auth.authentication.provider.LocalAuthenticationMetadataProvider");
+      authConfig.setAuthorizationEnabled(true);
+      authConfig.setAuthorizationProvider(AUTHORIZATION_PROVIDER);
+      authConfig.setAuthorizationMetadataProvider(
+          "org.apache.rocketmq.auth.authorization.provider.LocalAuthorizationMetadataProvider");
+      authConfig.setInitAuthenticationUser(
+          "{\"username\":" + jsonString(user) + ",\"password\":" + jsonString(password) + "}");
+      authConfig.setInnerClientAuthenticationCredentials(credentials(user, password));
+    }
     NettyServerConfig brokerServer = new NettyServerConfig();
     brokerServer.setListenPort(brokerPort);
     broker =
         new BrokerController(
-            brokerConfig, brokerServer, new NettyClientConfig(), storeConfig, new AuthConfig());
+            brokerConfig, brokerServer, new NettyClientConfig(), storeConfig, authConfig);
     if (!broker.initialize()) {
       throw new IllegalStateException("Broker failed to initialize");
     }
@@ -317,6 +359,33 @@ public final class ClusterMain {
       }
       Thread.sleep(200);
     }
+  }
+
+  private static final String AUTHENTICATION_PROVIDER =
+      "org.apache.rocketmq.auth.authentication.provider.DefaultAuthenticationProvider";
+  private static final String AUTHORIZATION_PROVIDER =
+      "org.apache.rocketmq.auth.authorization.provider.DefaultAuthorizationProvider";
+
+  private static String credentials(String accessKey, String secretKey) {
+    return "{\"accessKey\":"
+        + jsonString(accessKey)
+        + ",\"secretKey\":"
+        + jsonString(secretKey)
+        + "}";
+  }
+
+  private static String jsonString(String value) {
+    StringBuilder out = new StringBuilder("\"");
+    for (char c : value.toCharArray()) {
+      if (c == '"' || c == '\\') {
+        out.append('\\').append(c);
+      } else if (c < 0x20) {
+        out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+      } else {
+        out.append(c);
+      }
+    }
+    return out.append('"').toString();
   }
 
   private static final long JVM_START = System.nanoTime();

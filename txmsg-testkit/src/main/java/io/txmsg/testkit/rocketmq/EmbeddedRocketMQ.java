@@ -156,6 +156,22 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
     }
   }
 
+  /**
+   * The user (access key) of a cluster started {@link Builder#withAuthentication with
+   * authentication}, else null.
+   */
+  public String authenticationUser() {
+    return settings.authUser;
+  }
+
+  /**
+   * The password (secret key) of a cluster started {@link Builder#withAuthentication with
+   * authentication}, else null. Never part of {@link #toString()}.
+   */
+  public String authenticationPassword() {
+    return settings.authPassword;
+  }
+
   /** The gRPC endpoint for {@code rocketmq-client-java}, {@code 127.0.0.1:<port>}. */
   public String grpcEndpoint() {
     return "127.0.0.1:" + grpcPort;
@@ -332,7 +348,12 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "EmbeddedRocketMQ[grpc=" + grpcEndpoint() + ", namesrv=" + namesrvAddress() + "]";
+    return "EmbeddedRocketMQ[grpc="
+        + grpcEndpoint()
+        + ", namesrv="
+        + namesrvAddress()
+        + (settings.authUser == null ? "" : ", user=" + settings.authUser)
+        + "]";
   }
 
   private static void requireName(String name, String what) {
@@ -460,6 +481,10 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
         "longPollingMinMillis", Long.toString(settings.minLongPollingTimeout.toMillis()));
     properties.setProperty(
         "longPollingMaxMillis", Long.toString(settings.maxLongPollingTimeout.toMillis()));
+    if (settings.authUser != null) {
+      properties.setProperty("auth.user", settings.authUser);
+      properties.setProperty("auth.password", settings.authPassword);
+    }
     settings.brokerProperties.forEach((k, v) -> properties.setProperty("broker." + k, v));
     settings.proxyProperties.forEach((k, v) -> properties.setProperty("proxy." + k, v));
     try (Writer out =
@@ -756,8 +781,29 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
     private final Map<String, String> proxyProperties = new LinkedHashMap<>();
     private Path localRepository;
     private URI remoteRepository;
+    private String authUser;
+    private String authPassword;
 
     private Builder() {}
+
+    /**
+     * Turns on RocketMQ ACL 2.0 authentication and authorization on the broker (remoting) and the
+     * proxy (gRPC), with {@code user} as the one super user (its password is the secret key clients
+     * sign with). Off by default. The testkit's own commands (topics, groups) run inside the
+     * cluster process and need no credentials; clients do (e.g. {@code
+     * BrokerConnection.withCredentials(user, password)}, which {@code TestTransport} adds on such a
+     * cluster).
+     */
+    public Builder withAuthentication(String user, String password) {
+      requireName(Objects.requireNonNull(user, "user"), "user");
+      Objects.requireNonNull(password, "password");
+      if (password.isEmpty() || password.chars().anyMatch(c -> c == '\n' || c == '\r')) {
+        throw new IllegalArgumentException("password must be non-empty, on one line");
+      }
+      this.authUser = user;
+      this.authPassword = password;
+      return this;
+    }
 
     /** How often the broker scans for unresolved half messages. Default 1 s. */
     public Builder transactionCheckInterval(Duration interval) {
@@ -895,6 +941,8 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
       copy.proxyProperties.putAll(proxyProperties);
       copy.localRepository = localRepository;
       copy.remoteRepository = remoteRepository;
+      copy.authUser = authUser;
+      copy.authPassword = authPassword;
       return copy;
     }
 

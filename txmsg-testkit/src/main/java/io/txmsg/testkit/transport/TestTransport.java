@@ -84,12 +84,18 @@ public enum TestTransport {
    * open their transport themselves (Spring configurations, settings tests).
    */
   public BrokerConnection connection(EmbeddedRocketMQ mq) {
-    return switch (this) {
-      case GRPC -> BrokerConnection.endpoints(mq.grpcEndpoint()).withRequestTimeout(TIMEOUT);
-      case REMOTING -> BrokerConnection.nameServer(mq.namesrvAddress()).withRequestTimeout(TIMEOUT);
-      case IN_MEMORY ->
-          throw new IllegalArgumentException("the in-memory transport has no cluster");
-    };
+    BrokerConnection c =
+        switch (this) {
+          case GRPC -> BrokerConnection.endpoints(mq.grpcEndpoint()).withRequestTimeout(TIMEOUT);
+          case REMOTING ->
+              BrokerConnection.nameServer(mq.namesrvAddress()).withRequestTimeout(TIMEOUT);
+          case IN_MEMORY ->
+              throw new IllegalArgumentException("the in-memory transport has no cluster");
+        };
+    // A cluster started with authentication: its super user's credentials.
+    return mq.authenticationUser() == null
+        ? c
+        : c.withCredentials(mq.authenticationUser(), mq.authenticationPassword());
   }
 
   /** The remoting transport on a given embedded cluster, through its NameServer. */

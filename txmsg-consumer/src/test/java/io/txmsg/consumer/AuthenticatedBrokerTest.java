@@ -1,0 +1,371 @@
+package io.txmsg.consumer;
+
+import static io.txmsg.consumer.ConsumerHarness.await;
+import static io.txmsg.consumer.ConsumerHarness.awaitDb;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import io.txmsg.api.ProducerInterceptor;
+import io.txmsg.api.TxMessage;
+import io.txmsg.api.consumer.ConsumeOutcome;
+import io.txmsg.api.consumer.PermanentConsumeException;
+import io.txmsg.consumer.ConsumerHarness.Paid;
+import io.txmsg.producer.TxProducer;
+import io.txmsg.producer.TxProducerSettings;
+import io.txmsg.store.DeadLetterMapper;
+import io.txmsg.store.DeadLetterRow;
+import io.txmsg.store.JournalMapper;
+import io.txmsg.store.JournalRow;
+import io.txmsg.store.StoreTransactions;
+import io.txmsg.store.TxmsgStore;
+import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.TestDatabase;
+import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
+import io.txmsg.testkit.rocketmq.TopicType;
+import io.txmsg.testkit.transport.TestTransport;
+import io.txmsg.transport.BrokerConnection;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * A separate embedded cluster with ACL 2.0 authentication and authorization on the broker
+ * (remoting) and the proxy (gRPC). With the right credentials every path works: send, check-back,
+ * delivery confirmation, consume, parking and the %DLQ% drain. With a wrong secret the producer and
+ * the consumers fail at start, saying so, and nothing is written. Nothing logged in this JVM while
+ * the class runs (standard output and error, where slf4j-simple writes, and what the RocketMQ
+ * clients append to their own log files) contains the secret or the wrong one.
+ */
+class AuthenticatedBrokerTest {
+  private static final String USER = "txmsg-acl";
+  private static final String SECRET = "s3cret-" + UUID.randomUUID().toString().substring(0, 12);
+  private static final String WRONG = "wr0ng-" + UUID.randomUUID().toString().substring(0, 12);
+  private static final Duration WAIT = Duration.ofSeconds(40);
+
+  private static EmbeddedRocketMQ mq;
+  private static PrintStream originalOut;
+  private static PrintStream originalErr;
+  private static final ByteArrayOutputStream captured = new ByteArrayOutputStream();
+
+  /** The RocketMQ clients' own log files (gRPC, remoting) and their sizes when the class began. */
+  private static final Map<Path, Long> clientLogs = new LinkedHashMap<>();
+
+  @BeforeAll
+  static void start() {
+    originalOut = System.out;
+    originalErr = System.err;
+    System.setOut(tee(originalOut));
+    System.setErr(tee(originalErr));
+    Path logs = Paths.get(System.getProperty("user.home"), "logs");
+    for (Path p :
+        List.of(
+            logs.resolve("rocketmq").resolve("rocketmq-client.log"),
+            logs.resolve("rocketmqlogs").resolve("rocketmq_client.log"))) {
+      clientLogs.put(p, size(p));
+    }
+    mq = EmbeddedRocketMQ.builder().withAuthentication(USER, SECRET).start();
+  }
+
+  @AfterAll
+  static void stop() {
+    try {
+      if (mq != null) {
+        mq.close();
+      }
+    } finally {
+      System.setOut(originalOut);
+      System.setErr(originalErr);
+    }
+    String log;
+    synchronized (captured) {
+      log = captured.toString(StandardCharsets.UTF_8);
+    }
+    assertThat(log).as("log output of the whole class").isNotEmpty().doesNotContain(SECRET);
+    assertThat(log).doesNotContain(WRONG);
+    for (Map.Entry<Path, Long> f : clientLogs.entrySet()) {
+      String written = appended(f.getKey(), f.getValue());
+      assertThat(written).as("%s", f.getKey()).doesNotContain(SECRET).doesNotContain(WRONG);
+    }
+  }
+
+  private static long size(Path file) {
+    try {
+      return Files.exists(file) ? Files.size(file) : 0;
+    } catch (IOException e) {
+      return 0;
+    }
+  }
+
+  /** What was appended to a log file since it had {@code from} bytes (all of it if rotated). */
+  private static String appended(Path file, long from) {
+    try {
+      if (!Files.exists(file)) {
+        return "";
+      }
+      byte[] all = Files.readAllBytes(file);
+      int start = all.length >= from ? (int) from : 0;
+      return new String(all, start, all.length - start, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static PrintStream tee(PrintStream original) {
+    OutputStream both =
+        new OutputStream() {
+          @Override
+          public void write(int b) {
+            original.write(b);
+            synchronized (captured) {
+              captured.write(b);
+            }
+          }
+
+          @Override
+          public void write(byte[] b, int off, int len) {
+            original.write(b, off, len);
+            synchronized (captured) {
+              captured.write(b, off, len);
+            }
+          }
+
+          @Override
+          public void flush() {
+            original.flush();
+          }
+        };
+    return new PrintStream(both, true, StandardCharsets.UTF_8);
+  }
+
+  @ParameterizedTest
+  @EnumSource(
+      value = TestTransport.class,
+      names = {"GRPC", "REMOTING"})
+  void withTheRightCredentialsEveryPathWorks(TestTransport transport) throws Exception {
+    String suffix = UUID.randomUUID().toString().substring(0, 8);
+    String topic = "acl-" + suffix;
+    String group = "acl-points-" + suffix;
+    mq.createTopic(topic, TopicType.TRANSACTION);
+    mq.createConsumerGroup(group, 1, Duration.ofMillis(500), Duration.ofSeconds(1));
+    BrokerConnection connection = transport.connection(mq);
+    assertThat(connection.secretKey()).isEqualTo(SECRET);
+
+    Map<String, Integer> applied = new ConcurrentHashMap<>();
+    Map<String, Integer> retries = new ConcurrentHashMap<>();
+    try (DatabaseFixture db = TestDatabase.H2.open()) {
+      SwitchableDataSource consumerDb = new SwitchableDataSource(db.dataSource());
+      TxProducerSettings ps =
+          new TxProducerSettings()
+              .connection(connection)
+              .topics(topic)
+              .storeId("acl-" + suffix)
+              .autoCreateSchema(true);
+      TxProducer.Builder pb =
+          TxProducer.builder()
+              .dataSource(db.dataSource())
+              .settings(ps)
+              .interceptor(
+                  new ProducerInterceptor() {
+                    @Override
+                    public boolean beforeHalfMessageCommit(TxMessage message, String attemptId) {
+                      // the broker's check-back commits these
+                      return !message.eventId().startsWith("checked-");
+                    }
+                  });
+      EventHandler<Paid> handler =
+          (event, ctx) -> {
+            if (ctx.eventId().startsWith("bad-")) {
+              throw new PermanentConsumeException("account closed");
+            }
+            ConsumerHarness.credit(ctx.connection(), group, ctx.eventId(), event);
+            applied.merge(ctx.eventId(), 1, Integer::sum);
+          };
+      try (Connection c = db.dataSource().getConnection();
+          Statement s = c.createStatement()) {
+        s.execute(
+            "CREATE TABLE points_credit (consumer_group VARCHAR(64) NOT NULL,"
+                + " event_id VARCHAR(64) NOT NULL, account VARCHAR(64) NOT NULL,"
+                + " amount INT NOT NULL)");
+      }
+      try (TxProducer producer = pb.build();
+          TxConsumers consumers =
+              TxConsumers.builder()
+                  .dataSource(consumerDb)
+                  .settings(
+                      new TxConsumerSettings()
+                          .connection(connection)
+                          .dlqDrain(true, Duration.ofSeconds(1)))
+                  .listener(
+                      (g, type, id, outcome) -> {
+                        if (outcome == ConsumeOutcome.RETRY) {
+                          retries.merge(id, 1, Integer::sum);
+                        }
+                      })
+                  .handler(
+                      HandlerDefinition.of(group, topic, "PaymentSucceeded", Paid.class, handler))
+                  .build()) {
+        StoreTransactions storeTx =
+            new StoreTransactions(db.dataSource(), TxmsgStore.detect(db.dataSource(), "txmsg_"));
+
+        // send + commit + consume, then the delivery confirmation marks the row SENT
+        String direct = "direct-" + suffix;
+        producer.template().execute(message(topic, direct), ctx -> null);
+        await("applied " + direct, WAIT, () -> applied.getOrDefault(direct, 0) >= 1);
+        awaitDb("SENT " + direct, WAIT, () -> "SENT".equals(journal(storeTx, direct).getStatus()));
+
+        // the commit is withheld: the broker's check-back resolves it
+        String checked = "checked-" + suffix;
+        producer.template().execute(message(topic, checked), ctx -> null);
+        await("applied " + checked, WAIT, () -> applied.getOrDefault(checked, 0) >= 1);
+        awaitDb(
+            "SENT " + checked, WAIT, () -> "SENT".equals(journal(storeTx, checked).getStatus()));
+
+        // a permanent failure is parked
+        String bad = "bad-" + suffix;
+        producer.template().execute(message(topic, bad), ctx -> null);
+        awaitDb("parked " + bad, WAIT, () -> !deadLetters(storeTx, group, bad).isEmpty());
+        assertThat(deadLetters(storeTx, group, bad).get(0).getReason())
+            .isEqualTo("PERMANENT_ERROR");
+
+        // every delivery fails while the consumer's database is down: the broker moves the event
+        // to %DLQ%, the drain parks it (BROKER_DLQ) once the database is back
+        String dlq = "dlq-" + suffix;
+        int attempts = consumers.brokerMaxAttempts(group);
+        consumerDb.down(true);
+        producer.template().execute(message(topic, dlq), ctx -> null);
+        await(
+            "every delivery of " + dlq + " failed",
+            Duration.ofSeconds(60),
+            () -> retries.getOrDefault(dlq, 0) >= attempts);
+        ConsumerHarness.quiet(Duration.ofSeconds(2));
+        consumerDb.down(false);
+        awaitDb(
+            dlq + " parked from %DLQ%",
+            Duration.ofSeconds(60),
+            () -> !deadLetters(storeTx, group, dlq).isEmpty());
+        assertThat(deadLetters(storeTx, group, dlq).get(0).getReason()).isEqualTo("BROKER_DLQ");
+
+        ConsumerHarness.quiet(Duration.ofSeconds(1));
+        assertThat(applied).containsEntry(direct, 1).containsEntry(checked, 1);
+        assertThat(applied).doesNotContainKeys(bad, dlq);
+        assertThat(count(db, "SELECT COUNT(*) FROM points_credit")).isEqualTo(2);
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(
+      value = TestTransport.class,
+      names = {"GRPC", "REMOTING"})
+  void aWrongSecretFailsAtStartSayingSoAndWritesNothing(TestTransport transport) throws Exception {
+    String suffix = UUID.randomUUID().toString().substring(0, 8);
+    String topic = "acl-wrong-" + suffix;
+    String group = "acl-wrong-points-" + suffix;
+    mq.createTopic(topic, TopicType.TRANSACTION);
+    mq.createConsumerGroup(group, 1, Duration.ofMillis(500), Duration.ofSeconds(1));
+    BrokerConnection wrong = transport.connection(mq).withCredentials(USER, WRONG);
+    try (DatabaseFixture db = TestDatabase.H2.open()) {
+      Throwable producerFailure =
+          catchThrowable(
+              () ->
+                  TxProducer.builder()
+                      .dataSource(db.dataSource())
+                      .settings(
+                          new TxProducerSettings()
+                              .connection(wrong)
+                              .topics(topic)
+                              .storeId("acl-wrong-" + suffix)
+                              .autoCreateSchema(true))
+                      .build()
+                      .close());
+      assertRefused(producerFailure);
+      assertThat(journalRows(db)).as("journal rows").isZero();
+
+      Throwable consumerFailure =
+          catchThrowable(
+              () ->
+                  TxConsumers.builder()
+                      .dataSource(db.dataSource())
+                      .settings(new TxConsumerSettings().connection(wrong))
+                      .handler(
+                          HandlerDefinition.of(
+                              group, topic, "PaymentSucceeded", Paid.class, (event, ctx) -> {}))
+                      .build()
+                      .close());
+      assertRefused(consumerFailure);
+    }
+  }
+
+  private static void assertRefused(Throwable failure) {
+    assertThat(failure).as("start with a wrong secret").isNotNull();
+    StringBuilder messages = new StringBuilder();
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      messages.append(t).append('\n');
+    }
+    assertThat(failure.getMessage())
+        .as("message of %s", failure)
+        .containsIgnoringCase("authentication")
+        .contains("access key '" + USER + "'");
+    assertThat(messages.toString()).doesNotContain(WRONG).doesNotContain(SECRET);
+  }
+
+  private static TxMessage message(String topic, String id) {
+    return TxMessage.builder()
+        .eventId(id)
+        .topic(topic)
+        .eventType("PaymentSucceeded")
+        .aggregate("Payment", id, 1)
+        .payload(ConsumerHarness.paid("a", 1))
+        .build();
+  }
+
+  private static JournalRow journal(StoreTransactions storeTx, String id) throws Exception {
+    return storeTx.run(JournalMapper.class, m -> m.findById(id));
+  }
+
+  private static List<DeadLetterRow> deadLetters(StoreTransactions storeTx, String group, String id)
+      throws Exception {
+    return storeTx.run(DeadLetterMapper.class, m -> m.findByEvent(group, id));
+  }
+
+  /** Rows in the journal; none when the failed start did not even create the table. */
+  private static int journalRows(DatabaseFixture db) throws Exception {
+    try (Connection c = db.dataSource().getConnection();
+        ResultSet tables = c.getMetaData().getTables(null, null, "%", new String[] {"TABLE"})) {
+      while (tables.next()) {
+        if (tables.getString("TABLE_NAME").equalsIgnoreCase("txmsg_journal")) {
+          return count(db, "SELECT COUNT(*) FROM txmsg_journal");
+        }
+      }
+      return 0;
+    }
+  }
+
+  private static int count(DatabaseFixture db, String sql) throws Exception {
+    try (Connection c = db.dataSource().getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getInt(1);
+    }
+  }
+}
