@@ -39,7 +39,9 @@ final class DlqDrain implements DeliveryHandler, AutoCloseable {
   public Verdict onMessage(InboundMessage message) {
     IncomingEvent e;
     String reason = ParkReason.BROKER_DLQ.name();
-    String why = "the broker moved it to " + message.topic() + " after its last delivery attempt";
+    // Named from the group, not from message.topic(): over remoting a dead-lettered message still
+    // carries its retry topic (%RETRY%<group>) there.
+    String why = "the broker moved it to %DLQ%" + group + " after its last delivery attempt";
     try {
       e = EnvelopeCodec.decode(message);
     } catch (MalformedEventException m) {
