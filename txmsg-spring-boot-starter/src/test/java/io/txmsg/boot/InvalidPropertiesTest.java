@@ -27,6 +27,16 @@ class InvalidPropertiesTest {
   }
 
   @Test
+  void bothBrokerAddressesAreRefused() {
+    assertFailure(
+        "txmsg.broker",
+        "choose one",
+        "txmsg.broker.endpoints=proxy:8081",
+        "txmsg.broker.name-server=ns:9876",
+        "txmsg.producer.topics=pay");
+  }
+
+  @Test
   void aBadNameServerNamesItsProperty() {
     assertFailure(
         "txmsg.broker.name-server",
