@@ -1,0 +1,88 @@
+package io.txmsg.boot;
+
+import io.txmsg.store.TxmsgStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+
+/**
+ * The {@code txmsg} health indicator: the backlog of the txmsg tables as details. UP by default
+ * whatever the backlog: a broker outage grows every instance's backlog at once, and reporting DOWN
+ * then would take the whole service out of its load balancer. DOWN only when a {@code
+ * txmsg.health.down-when-*} threshold is set and exceeded. When the tables cannot be read the
+ * status is UNKNOWN (the DataSource's own indicator reports a database outage).
+ */
+public class TxmsgHealthIndicator implements HealthIndicator {
+  private final DataSource dataSource;
+  private final String tablePrefix;
+  private final TxmsgProperties.Health thresholds;
+  // Built on the first check: detecting the dialect needs a connection.
+  private volatile TxmsgStore store;
+
+  /**
+   * @param dataSource the application's DataSource, where the txmsg tables are
+   * @param tablePrefix the txmsg table prefix
+   * @param thresholds the opt-in DOWN thresholds
+   */
+  public TxmsgHealthIndicator(
+      DataSource dataSource, String tablePrefix, TxmsgProperties.Health thresholds) {
+    this.dataSource = dataSource;
+    this.tablePrefix = tablePrefix;
+    this.thresholds = thresholds;
+  }
+
+  @Override
+  public Health health() {
+    TxmsgBacklog b;
+    try {
+      b = TxmsgBacklog.read(dataSource, store(), Math.max(1, thresholds.getParkedScanLimit()));
+    } catch (Exception e) {
+      return Health.unknown().withDetail("error", e.getClass().getName()).build();
+    }
+    List<String> exceeded = exceeded(b);
+    Health.Builder h = exceeded.isEmpty() ? Health.up() : Health.status(Status.DOWN);
+    h.withDetail("pending", b.pending())
+        .withDetail(
+            "oldestUnconfirmedAge",
+            b.oldestUnconfirmed() == null ? "none" : b.oldestUnconfirmed().toString())
+        .withDetail("deadRows", b.dead())
+        .withDetail("parkedDeadLetters", b.parkedByGroup());
+    if (b.parkedTruncated()) {
+      h.withDetail("parkedDeadLettersAtLeast", true);
+    }
+    if (!exceeded.isEmpty()) {
+      h.withDetail("exceeded", exceeded);
+    }
+    return h.build();
+  }
+
+  private List<String> exceeded(TxmsgBacklog b) {
+    List<String> exceeded = new ArrayList<>();
+    Long dead = thresholds.getDownWhenDeadRowsAbove();
+    if (dead != null && b.dead() > dead) {
+      exceeded.add("txmsg.health.down-when-dead-rows-above=" + dead);
+    }
+    Long parked = thresholds.getDownWhenParkedAbove();
+    if (parked != null && b.parked() > parked) {
+      exceeded.add("txmsg.health.down-when-parked-above=" + parked);
+    }
+    Duration age = thresholds.getDownWhenOldestUnconfirmedAbove();
+    if (age != null && b.oldestUnconfirmed() != null && b.oldestUnconfirmed().compareTo(age) > 0) {
+      exceeded.add("txmsg.health.down-when-oldest-unconfirmed-above=" + age);
+    }
+    return exceeded;
+  }
+
+  private TxmsgStore store() {
+    TxmsgStore s = store;
+    if (s == null) {
+      s = TxmsgStore.detect(dataSource, tablePrefix);
+      store = s;
+    }
+    return s;
+  }
+}
