@@ -40,6 +40,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  * reconciler for what was not sent, several events per transaction, phantoms, idempotent retry.
  */
 class OutboxTest {
+  /**
+   * How long a test waits for the observer group to see a send: a liveness bound, not a speed goal.
+   * A remoting observer whose first route query or offset lookup timed out on the loaded CI machine
+   * picks its queues up with the next NameServer poll (30 s) and rebalance (20 s).
+   */
+  private static final Duration DELIVERY = Duration.ofSeconds(60);
+
   private static final String ALL = "io.txmsg.testkit.transport.TestTransport#withDatabases";
   private static final String REAL = "io.txmsg.testkit.transport.TestTransport#realWithDatabases";
 
@@ -118,7 +125,7 @@ class OutboxTest {
       assertThat(row.getMessageGroup()).as("a NORMAL topic has no group").isNull();
       assertThat(row.getAttemptId()).isEqualTo(r.attemptId());
       assertThat(h.attemptStatesOf(eventId)).as("OUTBOX writes no attempt row").isEmpty();
-      assertThat(await(Duration.ofSeconds(20), () -> h.deliveryCount(eventId) >= 1)).isTrue();
+      assertThat(await(DELIVERY, () -> h.deliveryCount(eventId) >= 1)).isTrue();
       Thread.sleep(2000); // past publishAfter: a SENT row is never sent again
       assertThat(h.deliveryCount(eventId)).isEqualTo(1);
       assertThat(h.deliveries.get(eventId)).containsExactly(r.attemptId());
@@ -143,7 +150,7 @@ class OutboxTest {
       String eventId = "evt-" + id;
       assertThat(r.halfCommitAcknowledged()).isFalse();
       assertThat(h.journalStatus(eventId)).isEqualTo("PENDING");
-      assertThat(await(Duration.ofSeconds(30), () -> h.deliveryCount(eventId) >= 1))
+      assertThat(await(DELIVERY, () -> h.deliveryCount(eventId) >= 1))
           .as("sent by the reconciler after publishAfter")
           .isTrue();
       assertThat(await(Duration.ofSeconds(10), () -> "SENT".equals(h.journalStatus(eventId))))
@@ -172,7 +179,7 @@ class OutboxTest {
       TxResult<Object> r = h.txmsg.template().execute(h.message(id, 4), pays(id, 4));
       String eventId = "evt-" + id;
       assertThat(r.halfCommitAcknowledged()).isFalse();
-      assertThat(await(Duration.ofSeconds(30), () -> h.deliveryCount(eventId) >= 1)).isTrue();
+      assertThat(await(DELIVERY, () -> h.deliveryCount(eventId) >= 1)).isTrue();
       assertThat(await(Duration.ofSeconds(10), () -> "SENT".equals(h.journalStatus(eventId))))
           .isTrue();
       JournalRow row = h.journal(eventId);
@@ -437,8 +444,7 @@ class OutboxTest {
         assertThat(outboxOfTheSameStore.reconciler().runOnce().republished())
             .as("the OUTBOX producer republishes the HALF_MESSAGE row")
             .isEqualTo(1);
-        assertThat(await(Duration.ofSeconds(20), () -> h.deliveryCount("evt-" + half) >= 1))
-            .isTrue();
+        assertThat(await(DELIVERY, () -> h.deliveryCount("evt-" + half) >= 1)).isTrue();
         assertThat(h.journalStatus("evt-" + half)).as("SEND_OK confirmation").isEqualTo("SENT");
 
         // A SEND row written in OUTBOX mode and never sent.

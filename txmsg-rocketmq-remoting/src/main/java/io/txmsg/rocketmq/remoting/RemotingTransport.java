@@ -31,6 +31,7 @@ import org.apache.rocketmq.client.producer.LocalTransactionState;
 import org.apache.rocketmq.client.producer.TransactionListener;
 import org.apache.rocketmq.client.producer.TransactionMQProducer;
 import org.apache.rocketmq.common.MixAll;
+import org.apache.rocketmq.common.ServiceState;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
@@ -231,8 +232,10 @@ public final class RemotingTransport implements Transport {
         () -> {
           try {
             MQClientInstance client = consumer.getDefaultMQPushConsumerImpl().getmQClientFactory();
-            if (client == null) {
-              return; // shut down
+            if (client == null
+                || consumer.getDefaultMQPushConsumerImpl().getServiceState()
+                    != ServiceState.RUNNING) {
+              return; // shut down meanwhile
             }
             client.updateTopicRouteInfoFromNameServer(retryTopic);
             if (client.getTopicRouteTable().containsKey(retryTopic)) {
