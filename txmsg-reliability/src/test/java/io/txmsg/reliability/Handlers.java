@@ -22,17 +22,10 @@ final class Handlers {
   private Handlers() {}
 
   /** The connection a child JVM was told to use: {@code transport} is GRPC or REMOTING. */
-  /**
-   * The child's broker connection, with the testkit's 10 s request timeout: children start while
-   * other scenarios load the two shared cores, and a gRPC client's first route query at start then
-   * overran the 3 s default (a child died before READY).
-   */
   static BrokerConnection connection(Args a) {
-    BrokerConnection c =
-        "REMOTING".equals(a.get("transport"))
-            ? BrokerConnection.nameServer(a.get("namesrv"))
-            : BrokerConnection.endpoints(a.get("endpoint"));
-    return c.withRequestTimeout(Duration.ofSeconds(10));
+    return "REMOTING".equals(a.get("transport"))
+        ? BrokerConnection.nameServer(a.get("namesrv"))
+        : BrokerConnection.endpoints(a.get("endpoint"));
   }
 
   static TxConsumerSettings settings(
