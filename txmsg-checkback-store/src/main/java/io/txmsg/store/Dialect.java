@@ -85,9 +85,10 @@ public enum Dialect {
     }
 
     @Override
-    List<String> claimDue(StoreTransactions tx, String ownerToken, long leaseMillis, int batchSize)
+    List<String> claimDue(
+        StoreTransactions tx, String storeId, String ownerToken, long leaseMillis, int batchSize)
         throws Exception {
-      List<DueRow> candidates = tx.run(JournalMapper.class, m -> m.selectDue(batchSize));
+      List<DueRow> candidates = tx.run(JournalMapper.class, m -> m.selectDue(storeId, batchSize));
       List<String> claimed = new ArrayList<>();
       Set<String> groups = new HashSet<>();
       for (DueRow due : candidates) {
@@ -244,21 +245,22 @@ public enum Dialect {
   abstract LockWait boundLockWait(AttemptMapper mapper, long millis);
 
   /**
-   * Claims up to {@code batchSize} due journal rows (PENDING/RETRY past next_retry_at, SENDING with
-   * an expired lease) for {@code ownerToken}: each becomes SENDING with a lease of {@code
-   * leaseMillis}. The default reads the candidates FOR UPDATE SKIP LOCKED and claims them in the
-   * same short transaction, so concurrent reconcilers take disjoint rows.
+   * Claims up to {@code batchSize} due journal rows of {@code storeId} (PENDING/RETRY past
+   * next_retry_at, SENDING with an expired lease) for {@code ownerToken}: each becomes SENDING with
+   * a lease of {@code leaseMillis}. The default reads the candidates FOR UPDATE SKIP LOCKED and
+   * claims them in the same short transaction, so concurrent reconcilers take disjoint rows.
    *
    * @return the claimed event ids
    */
-  List<String> claimDue(StoreTransactions tx, String ownerToken, long leaseMillis, int batchSize)
+  List<String> claimDue(
+      StoreTransactions tx, String storeId, String ownerToken, long leaseMillis, int batchSize)
       throws Exception {
     return tx.run(
         JournalMapper.class,
         m -> {
           List<String> out = new ArrayList<>();
           Set<String> groups = new HashSet<>();
-          for (DueRow due : m.selectDue(batchSize)) {
+          for (DueRow due : m.selectDue(storeId, batchSize)) {
             if (oneOfGroupPerBatch(groups, due)
                 && m.claim(due.getEventId(), ownerToken, leaseMillis) == 1) {
               out.add(due.getEventId());

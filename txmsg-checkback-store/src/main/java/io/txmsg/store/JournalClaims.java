@@ -14,9 +14,15 @@ public final class JournalClaims {
   private final TxmsgStore store;
   private final StoreTransactions transactions;
 
-  /** Claims on the txmsg tables of {@code store} in {@code dataSource}. */
-  public JournalClaims(DataSource dataSource, TxmsgStore store) {
+  private final String storeId;
+
+  /**
+   * Claims on the txmsg tables of {@code store} in {@code dataSource}, of the rows written by the
+   * store {@code storeId} only: stores sharing the tables may publish through different brokers.
+   */
+  public JournalClaims(DataSource dataSource, TxmsgStore store, String storeId) {
     this.store = store;
+    this.storeId = storeId;
     this.transactions = new StoreTransactions(dataSource, store);
   }
 
@@ -30,6 +36,6 @@ public final class JournalClaims {
    */
   public List<String> claimDue(String ownerToken, long leaseMillis, int batchSize)
       throws Exception {
-    return store.dialect().claimDue(transactions, ownerToken, leaseMillis, batchSize);
+    return store.dialect().claimDue(transactions, storeId, ownerToken, leaseMillis, batchSize);
   }
 }

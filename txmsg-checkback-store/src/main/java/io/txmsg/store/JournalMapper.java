@@ -25,9 +25,11 @@ public interface JournalMapper {
   /**
    * Candidates for the reconciler: PENDING/RETRY rows due, and SENDING rows whose lease expired.
    * PostgreSQL and MariaDB lock them with FOR UPDATE SKIP LOCKED (call inside a short transaction
-   * followed by {@link #claim}); H2 returns them unlocked and relies on the conditional claim.
+   * followed by {@link #claim}); H2 returns them unlocked and relies on the conditional claim. Only
+   * rows of {@code storeId}: several stores may share the tables and publish through different
+   * brokers.
    */
-  List<DueRow> selectDue(@Param("limit") int limit);
+  List<DueRow> selectDue(@Param("storeId") String storeId, @Param("limit") int limit);
 
   /**
    * The self-check of an OUTBOX execute, its last statement: this execute's own journal row, locked
@@ -115,8 +117,8 @@ public interface JournalMapper {
       @Param("errorCode") String errorCode,
       @Param("errorMessage") String errorMessage);
 
-  /** RETRY rows created before now − maxAgeMillis become DEAD with reason TOO_OLD. */
-  int deadTooOld(@Param("maxAgeMillis") long maxAgeMillis);
+  /** RETRY rows of {@code storeId} created before now − maxAgeMillis become DEAD (TOO_OLD). */
+  int deadTooOld(@Param("storeId") String storeId, @Param("maxAgeMillis") long maxAgeMillis);
 
   long countByStatus(@Param("status") String status);
 

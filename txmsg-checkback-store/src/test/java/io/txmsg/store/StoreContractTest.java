@@ -113,7 +113,7 @@ class StoreContractTest {
       assertThat(read.getNextRetryAt()).isNotNull();
 
       List<String> due =
-          dueRows(db, store, m -> m.selectDue(10).stream().map(DueRow::getEventId).toList());
+          dueRows(db, store, m -> m.selectDue("s", 10).stream().map(DueRow::getEventId).toList());
       assertThat(due).containsExactly("e1");
       int first = count(db, store, m -> m.claim("e1", "t1", 60_000));
       int second = count(db, store, m -> m.claim("e1", "t2", 60_000));
@@ -123,11 +123,45 @@ class StoreContractTest {
       assertThat(wrongToken).isZero();
       int rightToken = count(db, store, m -> m.republished("e1", "t1", "m", 60_000));
       assertThat(rightToken).isEqualTo(1);
-      assertThat(dueRows(db, store, m -> m.selectDue(10).stream().map(DueRow::getEventId).toList()))
+      assertThat(
+              dueRows(
+                  db, store, m -> m.selectDue("s", 10).stream().map(DueRow::getEventId).toList()))
           .isEmpty();
       int sent = count(db, store, m -> m.markSent(List.of("e1", "nope")));
       assertThat(sent).isEqualTo(1);
       assertThat(find(db, store, m -> m.findById("e1")).getStatus()).isEqualTo("SENT");
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void aStoreClaimsAndAgesOutOnlyItsOwnRowsWhenStoresShareTheTables(TestDatabase kind)
+      throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      TxmsgStore store = install(db);
+      JournalRow other = row("theirs");
+      other.setStoreId("billing");
+      inTx(db.dataSource(), store, s -> s.getMapper(JournalMapper.class).insert(row("ours"), 0));
+      inTx(db.dataSource(), store, s -> s.getMapper(JournalMapper.class).insert(other, 0));
+
+      List<String> claimed =
+          new JournalClaims(db.dataSource(), store, "s").claimDue("t", 60_000, 10);
+      assertThat(claimed).containsExactly("ours");
+      assertThat(
+              dueRows(
+                  db,
+                  store,
+                  m -> m.selectDue("billing", 10).stream().map(DueRow::getEventId).toList()))
+          .containsExactly("theirs");
+
+      // Both rows RETRY and long past any retention: only the calling store's row goes DEAD.
+      count(db, store, m -> m.retry("ours", "t", 0, "X", "x"));
+      count(db, store, m -> m.claim("theirs", "u", 60_000));
+      count(db, store, m -> m.retry("theirs", "u", 0, "X", "x"));
+      Thread.sleep(20);
+      assertThat(count(db, store, m -> m.deadTooOld("s", 1))).isEqualTo(1);
+      assertThat(find(db, store, m -> m.findById("ours")).getStatus()).isEqualTo("DEAD");
+      assertThat(find(db, store, m -> m.findById("theirs")).getStatus()).isEqualTo("RETRY");
     }
   }
 
@@ -177,7 +211,9 @@ class StoreContractTest {
       assertThat(r.getStatus()).isEqualTo("RETRY");
       assertThat(r.getRetryCount()).isEqualTo(1);
       assertThat(r.getNextRetryAt()).isAfter(r.getCreatedAt().plusSeconds(30));
-      assertThat(dueRows(db, store, m -> m.selectDue(10).stream().map(DueRow::getEventId).toList()))
+      assertThat(
+              dueRows(
+                  db, store, m -> m.selectDue("s", 10).stream().map(DueRow::getEventId).toList()))
           .isEmpty();
     }
   }

@@ -52,7 +52,7 @@ public final class Reconciler {
     this.metrics = metrics;
     this.observations = observations;
     this.storeTx = new StoreTransactions(dataSource, store);
-    this.claims = new JournalClaims(dataSource, store);
+    this.claims = new JournalClaims(dataSource, store, settings.storeId());
     this.settings = settings;
     this.producer = producer;
   }
@@ -195,7 +195,7 @@ public final class Reconciler {
 
   private int deadTooOld() throws Exception {
     long maxAge = settings.consumeLogRetention().toMillis() * 9 / 10;
-    return inTx(m -> m.deadTooOld(maxAge));
+    return inTx(m -> m.deadTooOld(settings.storeId(), maxAge));
   }
 
   private static String truncate(String s) {
