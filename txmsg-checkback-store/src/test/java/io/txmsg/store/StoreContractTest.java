@@ -167,6 +167,47 @@ class StoreContractTest {
 
   @ParameterizedTest
   @MethodSource(DB)
+  void parkedCountsArePerGroupAndCountOnlyParkedDeadLetters(TestDatabase kind) throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      TxmsgStore store = install(db);
+      inTx(
+          db.dataSource(),
+          store,
+          s -> {
+            DeadLetterMapper m = s.getMapper(DeadLetterMapper.class);
+            m.insert(deadLetter("points", "d1"));
+            m.insert(deadLetter("points", "d2"));
+            m.insert(deadLetter("mail", "d3"));
+            m.insert(deadLetter("mail", "d4"));
+            return null;
+          });
+      inTx(
+          db.dataSource(),
+          store,
+          s -> s.getMapper(DeadLetterMapper.class).markReplayed("mail", "d4", "0".repeat(64), "r"));
+      List<io.txmsg.store.ops.ParkedCount> counts =
+          inTx(
+              db.dataSource(),
+              store,
+              s -> s.getMapper(io.txmsg.store.ops.OpsQueryMapper.class).parkedCounts());
+      assertThat(counts)
+          .extracting(c -> c.getConsumerGroup() + "=" + c.getCount())
+          .containsExactly("mail=1", "points=2");
+    }
+  }
+
+  private static DeadLetterRow deadLetter(String group, String eventId) {
+    DeadLetterRow r = new DeadLetterRow();
+    r.setConsumerGroup(group);
+    r.setEventId(eventId);
+    r.setRequestHash("0".repeat(64));
+    r.setKind("MESSAGE");
+    r.setReason("PERMANENT_ERROR");
+    return r;
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
   void expiredLeaseIsTakenOverAndTheOldOwnersUpdateIsRefused(TestDatabase kind) throws Exception {
     try (DatabaseFixture db = kind.open()) {
       TxmsgStore store = install(db);

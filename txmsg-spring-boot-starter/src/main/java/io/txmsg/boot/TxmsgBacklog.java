@@ -1,16 +1,13 @@
 package io.txmsg.boot;
 
-import io.txmsg.store.DeadLetterRow;
-import io.txmsg.store.DeadLetterStatus;
 import io.txmsg.store.JournalStatus;
 import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
-import io.txmsg.store.ops.DeadLetterQuery;
 import io.txmsg.store.ops.JournalCount;
 import io.txmsg.store.ops.JournalOldest;
 import io.txmsg.store.ops.OpsQueryMapper;
+import io.txmsg.store.ops.ParkedCount;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -18,21 +15,16 @@ import javax.sql.DataSource;
 
 /**
  * What the txmsg tables hold right now, read with the store's operator queries ({@link
- * OpsQueryMapper}, the ones {@code txmsg journal stats} and {@code txmsg dlq list} use): no SQL of
- * its own, no payloads.
+ * OpsQueryMapper}, as {@code txmsg journal stats} does): no SQL of its own, no payloads. Each query
+ * is a grouped count served by an index on status, so a check costs the same with a large backlog.
  *
  * @param pending journal rows not yet confirmed (PENDING, SENDING, RETRY)
  * @param oldestUnconfirmed age of the oldest of them by the database clock, or null when none
  * @param dead journal rows in DEAD
- * @param parkedByGroup PARKED dead letters per consumer group
- * @param parkedTruncated true when the scan stopped at its limit (the counts are lower bounds)
+ * @param parkedByGroup PARKED dead letters per consumer group (groups without any are absent)
  */
 record TxmsgBacklog(
-    long pending,
-    Duration oldestUnconfirmed,
-    long dead,
-    Map<String, Long> parkedByGroup,
-    boolean parkedTruncated) {
+    long pending, Duration oldestUnconfirmed, long dead, Map<String, Long> parkedByGroup) {
 
   private static final Set<String> UNCONFIRMED =
       Set.of(
@@ -44,13 +36,11 @@ record TxmsgBacklog(
   }
 
   /** Reads the backlog in one short read-only transaction of its own. */
-  static TxmsgBacklog read(DataSource dataSource, TxmsgStore store, int parkedScanLimit)
-      throws Exception {
-    return new StoreTransactions(dataSource, store)
-        .run(OpsQueryMapper.class, ops -> of(ops, parkedScanLimit));
+  static TxmsgBacklog read(DataSource dataSource, TxmsgStore store) throws Exception {
+    return new StoreTransactions(dataSource, store).run(OpsQueryMapper.class, TxmsgBacklog::of);
   }
 
-  private static TxmsgBacklog of(OpsQueryMapper ops, int parkedScanLimit) {
+  private static TxmsgBacklog of(OpsQueryMapper ops) {
     long pending = 0;
     long dead = 0;
     for (JournalCount c : ops.journalCounts()) {
@@ -67,24 +57,10 @@ record TxmsgBacklog(
         oldest = oldest == null || age.compareTo(oldest) > 0 ? age : oldest;
       }
     }
-    // The store has no per-group count of dead letters; its payload-free listing, bounded, is the
-    // closest existing query.
-    List<DeadLetterRow> parked =
-        ops.listDeadLetters(
-            new DeadLetterQuery(
-                null,
-                List.of(DeadLetterStatus.PARKED.name()),
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                parkedScanLimit));
     Map<String, Long> byGroup = new TreeMap<>();
-    parked.forEach(r -> byGroup.merge(r.getConsumerGroup(), 1L, Long::sum));
-    return new TxmsgBacklog(pending, oldest, dead, byGroup, parked.size() >= parkedScanLimit);
+    for (ParkedCount c : ops.parkedCounts()) {
+      byGroup.put(c.getConsumerGroup(), c.getCount());
+    }
+    return new TxmsgBacklog(pending, oldest, dead, byGroup);
   }
 }

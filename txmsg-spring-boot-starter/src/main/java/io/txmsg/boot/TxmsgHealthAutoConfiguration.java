@@ -2,6 +2,7 @@ package io.txmsg.boot;
 
 import io.txmsg.consumer.TxConsumerSettings;
 import io.txmsg.producer.TxProducerSettings;
+import io.txmsg.transport.BrokerConnection;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -34,6 +35,7 @@ public class TxmsgHealthAutoConfiguration {
     TxProducerSettings p = producer.getIfAvailable();
     TxConsumerSettings c = consumer.getIfAvailable();
     String prefix = p != null ? p.tablePrefix() : c != null ? c.tablePrefix() : DEFAULT_PREFIX;
-    return new TxmsgHealthIndicator(dataSource, prefix, properties.getHealth());
+    BrokerConnection broker = p != null ? p.connection() : c != null ? c.connection() : null;
+    return new TxmsgHealthIndicator(dataSource, prefix, properties.getHealth(), broker);
   }
 }

@@ -1,9 +1,11 @@
 package io.txmsg.boot;
 
 import io.txmsg.store.TxmsgStore;
+import io.txmsg.transport.BrokerConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import javax.sql.DataSource;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -14,12 +16,14 @@ import org.springframework.boot.health.contributor.Status;
  * whatever the backlog: a broker outage grows every instance's backlog at once, and reporting DOWN
  * then would take the whole service out of its load balancer. DOWN only when a {@code
  * txmsg.health.down-when-*} threshold is set and exceeded. When the tables cannot be read the
- * status is UNKNOWN (the DataSource's own indicator reports a database outage).
+ * status is UNKNOWN (the DataSource's own indicator reports a database outage). The {@code broker}
+ * detail says whether the broker's addresses accept a TCP connection ({@link BrokerProbe}).
  */
 public class TxmsgHealthIndicator implements HealthIndicator {
   private final DataSource dataSource;
   private final String tablePrefix;
   private final TxmsgProperties.Health thresholds;
+  private final BrokerProbe probe;
   // Built on the first check: detecting the dialect needs a connection.
   private volatile TxmsgStore store;
 
@@ -30,20 +34,44 @@ public class TxmsgHealthIndicator implements HealthIndicator {
    */
   public TxmsgHealthIndicator(
       DataSource dataSource, String tablePrefix, TxmsgProperties.Health thresholds) {
+    this(dataSource, tablePrefix, thresholds, null);
+  }
+
+  /**
+   * @param dataSource the application's DataSource, where the txmsg tables are
+   * @param tablePrefix the txmsg table prefix
+   * @param thresholds the opt-in DOWN thresholds and the broker probe's settings
+   * @param broker the runtimes' broker connection, probed when {@code txmsg.health.broker-probe} is
+   *     on; null: no broker details
+   */
+  public TxmsgHealthIndicator(
+      DataSource dataSource,
+      String tablePrefix,
+      TxmsgProperties.Health thresholds,
+      BrokerConnection broker) {
     this.dataSource = dataSource;
     this.tablePrefix = tablePrefix;
     this.thresholds = thresholds;
+    this.probe =
+        broker == null || !thresholds.isBrokerProbe() || broker.address() == null
+            ? null
+            : new BrokerProbe(broker, thresholds.getBrokerProbeTimeout());
   }
 
   @Override
   public Health health() {
+    BrokerProbe.Result broker = probe == null ? null : probe.probe();
     TxmsgBacklog b;
     try {
-      b = TxmsgBacklog.read(dataSource, store(), Math.max(1, thresholds.getParkedScanLimit()));
+      b = TxmsgBacklog.read(dataSource, store());
     } catch (Exception e) {
-      return Health.unknown().withDetail("error", e.getClass().getName()).build();
+      Health.Builder unknown = Health.unknown().withDetail("error", e.getClass().getName());
+      return withBroker(unknown, broker).build();
     }
     List<String> exceeded = exceeded(b);
+    if (broker != null && !broker.anyReachable() && thresholds.isDownWhenBrokerUnreachable()) {
+      exceeded.add("txmsg.health.down-when-broker-unreachable=true");
+    }
     Health.Builder h = exceeded.isEmpty() ? Health.up() : Health.status(Status.DOWN);
     h.withDetail("pending", b.pending())
         .withDetail(
@@ -51,13 +79,23 @@ public class TxmsgHealthIndicator implements HealthIndicator {
             b.oldestUnconfirmed() == null ? "none" : b.oldestUnconfirmed().toString())
         .withDetail("deadRows", b.dead())
         .withDetail("parkedDeadLetters", b.parkedByGroup());
-    if (b.parkedTruncated()) {
-      h.withDetail("parkedDeadLettersAtLeast", true);
-    }
+    withBroker(h, broker);
     if (!exceeded.isEmpty()) {
       h.withDetail("exceeded", exceeded);
     }
     return h.build();
+  }
+
+  private static Health.Builder withBroker(Health.Builder h, BrokerProbe.Result broker) {
+    if (broker != null) {
+      h.withDetail(
+          "broker",
+          Map.of(
+              "protocol", broker.protocol(),
+              "reachable", broker.anyReachable(),
+              "addresses", broker.addresses()));
+    }
+    return h;
   }
 
   private List<String> exceeded(TxmsgBacklog b) {

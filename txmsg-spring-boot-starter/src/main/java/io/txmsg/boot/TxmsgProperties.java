@@ -402,8 +402,18 @@ public class TxmsgProperties {
     /** Report DOWN when the oldest unconfirmed journal row is older than this. Unset: never. */
     private Duration downWhenOldestUnconfirmedAbove;
 
-    /** At most this many PARKED dead letters are read per check (their count is a lower bound). */
-    private int parkedScanLimit = 1000;
+    /**
+     * Report DOWN when no broker address accepts a TCP connection. Off by default: a broker outage
+     * would take every instance out of service at once, while txmsg keeps the events in the journal
+     * and delivers them when the broker is back.
+     */
+    private boolean downWhenBrokerUnreachable;
+
+    /** Probe the broker addresses (a TCP connect, nothing sent) on each health check. */
+    private boolean brokerProbe = true;
+
+    /** How long one address may take to accept the probe's connection. */
+    private Duration brokerProbeTimeout = Duration.ofSeconds(1);
 
     public Long getDownWhenDeadRowsAbove() {
       return downWhenDeadRowsAbove;
@@ -429,12 +439,28 @@ public class TxmsgProperties {
       this.downWhenOldestUnconfirmedAbove = downWhenOldestUnconfirmedAbove;
     }
 
-    public int getParkedScanLimit() {
-      return parkedScanLimit;
+    public boolean isDownWhenBrokerUnreachable() {
+      return downWhenBrokerUnreachable;
     }
 
-    public void setParkedScanLimit(int parkedScanLimit) {
-      this.parkedScanLimit = parkedScanLimit;
+    public void setDownWhenBrokerUnreachable(boolean downWhenBrokerUnreachable) {
+      this.downWhenBrokerUnreachable = downWhenBrokerUnreachable;
+    }
+
+    public boolean isBrokerProbe() {
+      return brokerProbe;
+    }
+
+    public void setBrokerProbe(boolean brokerProbe) {
+      this.brokerProbe = brokerProbe;
+    }
+
+    public Duration getBrokerProbeTimeout() {
+      return brokerProbeTimeout;
+    }
+
+    public void setBrokerProbeTimeout(Duration brokerProbeTimeout) {
+      this.brokerProbeTimeout = brokerProbeTimeout;
     }
   }
 }

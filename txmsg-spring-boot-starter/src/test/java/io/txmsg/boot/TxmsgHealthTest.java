@@ -2,7 +2,11 @@ package io.txmsg.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.txmsg.consumer.TxConsumerSettings;
 import io.txmsg.store.TxmsgStore;
+import io.txmsg.transport.BrokerConnection;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -36,7 +40,9 @@ class TxmsgHealthTest {
               .containsEntry("pending", 0L)
               .containsEntry("oldestUnconfirmedAge", "none")
               .containsEntry("deadRows", 0L)
-              .containsEntry("parkedDeadLetters", Map.of());
+              .containsEntry("parkedDeadLetters", Map.of())
+              // no runtime settings, so no broker connection to probe
+              .doesNotContainKey("broker");
         });
   }
 
@@ -102,6 +108,67 @@ class TxmsgHealthTest {
               fill(ctx);
               assertThat(health(ctx).getStatus()).isEqualTo(Status.DOWN);
             });
+  }
+
+  @Test
+  void theBrokerDetailSaysWhichAddressesAcceptAConnection() throws Exception {
+    try (ServerSocket open = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      String up = "127.0.0.1:" + open.getLocalPort();
+      String down = "127.0.0.1:" + closedPort();
+      runner
+          .withBean(TxConsumerSettings.class, () -> settings(up + ";" + down))
+          .run(
+              ctx -> {
+                fill(ctx);
+                Health h = health(ctx);
+                assertThat(h.getStatus()).isEqualTo(Status.UP);
+                Map<?, ?> broker = (Map<?, ?>) h.getDetails().get("broker");
+                assertThat(broker.get("protocol")).isEqualTo("grpc");
+                assertThat(broker.get("reachable")).isEqualTo(true);
+                Map<?, ?> addresses = (Map<?, ?>) broker.get("addresses");
+                assertThat(addresses.get(up)).isEqualTo("reachable");
+                assertThat((String) addresses.get(down)).startsWith("unreachable: ");
+              });
+    }
+  }
+
+  @Test
+  void anUnreachableBrokerIsUpUnlessTheOptInSaysDown() throws Exception {
+    String down = "127.0.0.1:" + closedPort();
+    ApplicationContextRunner unreachable =
+        runner.withBean(TxConsumerSettings.class, () -> settings(down));
+    unreachable.run(
+        ctx -> {
+          fill(ctx);
+          Health h = health(ctx);
+          assertThat(h.getStatus()).isEqualTo(Status.UP);
+          assertThat(((Map<?, ?>) h.getDetails().get("broker")).get("reachable")).isEqualTo(false);
+        });
+    unreachable
+        .withPropertyValues("txmsg.health.down-when-broker-unreachable=true")
+        .run(
+            ctx -> {
+              // the same in-memory database as above: the tables are filled already
+              Health h = health(ctx);
+              assertThat(h.getStatus()).isEqualTo(Status.DOWN);
+              assertThat(h.getDetails().get("exceeded"))
+                  .asList()
+                  .containsExactly("txmsg.health.down-when-broker-unreachable=true");
+            });
+    unreachable
+        .withPropertyValues("txmsg.health.broker-probe=false")
+        .run(ctx -> assertThat(health(ctx).getDetails()).doesNotContainKey("broker"));
+  }
+
+  private static TxConsumerSettings settings(String endpoints) {
+    return new TxConsumerSettings().connection(BrokerConnection.endpoints(endpoints));
+  }
+
+  /** A port nothing listens on: bound, then released. */
+  private static int closedPort() throws Exception {
+    try (ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
   }
 
   @Test

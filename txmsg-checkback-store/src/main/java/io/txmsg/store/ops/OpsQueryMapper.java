@@ -25,6 +25,9 @@ public interface OpsQueryMapper {
   /** The oldest created_at per unfinished status (PENDING, SENDING, RETRY) and the database now. */
   List<JournalOldest> journalOldest();
 
+  /** PARKED dead letters per consumer group (groups without any are absent). */
+  List<ParkedCount> parkedCounts();
+
   /** Event ids whose journal row carries this business key (newest first). */
   List<String> journalEventIdsByBusinessKey(
       @Param("businessKey") String businessKey, @Param("limit") int limit);
