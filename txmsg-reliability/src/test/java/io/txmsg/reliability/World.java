@@ -298,12 +298,65 @@ final class World implements AutoCloseable {
     Thread.sleep(1_000); // late duplicates would show up now
     for (int attempt = 1; ; attempt++) {
       try {
-        return check(expectedParked);
+        Verdict last = check(expectedParked);
+        if (last.lost() > 0) {
+          describeLost();
+        }
+        return last;
       } catch (java.sql.SQLException e) {
         if (attempt == 3) {
           throw e;
         }
         Thread.sleep(1_000);
+      }
+    }
+  }
+
+  /**
+   * Prints what the database knows about each lost fact (its journal row, the other group's
+   * consume-log row, any dead letter), so a failed run says where the event stopped.
+   */
+  private void describeLost() throws Exception {
+    // A consumer thread stuck in a call would hold its message without any row: show them.
+    for (java.lang.management.ThreadInfo t :
+        java.lang.management.ManagementFactory.getThreadMXBean().dumpAllThreads(false, false)) {
+      String n = t.getThreadName();
+      if (n.startsWith("ConsumeMessageThread") || n.startsWith("RocketmqMessageConsumption")) {
+        StringBuilder b = new StringBuilder("THREAD " + n + " " + t.getThreadState());
+        StackTraceElement[] st = t.getStackTrace();
+        for (int i = 0; i < Math.min(st.length, 25); i++) {
+          b.append("\n    at ").append(st[i]);
+        }
+        System.out.println(b);
+      }
+    }
+    try (Connection c = dataSource.getConnection()) {
+      for (String g : List.of(points, proj)) {
+        try (PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT f.id, j.status, j.retry_count, j.publish_mode,"
+                    + " (SELECT MIN(l.status) FROM txmsg_consume_log l WHERE l.event_id = f.id),"
+                    + " (SELECT COUNT(*) FROM txmsg_dead_letter d WHERE d.event_id = f.id)"
+                    + " FROM fact f LEFT JOIN txmsg_journal j ON j.event_id = f.id"
+                    + " WHERE NOT EXISTS (SELECT 1 FROM txmsg_consume_log l"
+                    + " WHERE l.consumer_group = ? AND l.event_id = f.id"
+                    + " AND l.status IN ('SUCCESS', 'SKIPPED_STALE'))")) {
+          ps.setString(1, g);
+          try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+              System.out.printf(
+                  "LOST group=%s fact=%s journal=%s retries=%s mode=%s any-consume-log=%s"
+                      + " dead-letters=%s%n",
+                  g,
+                  rs.getString(1),
+                  rs.getString(2),
+                  rs.getString(3),
+                  rs.getString(4),
+                  rs.getString(5),
+                  rs.getString(6));
+            }
+          }
+        }
       }
     }
   }
