@@ -106,6 +106,10 @@ class PaymentApplicationTest {
           .containsEntry("oldestUnconfirmedAge", "none")
           .containsEntry("deadRows", 0L)
           .containsEntry("parkedDeadLetters", Map.of());
+      // the probe of the configured endpoint reaches the embedded proxy
+      Map<?, ?> broker = (Map<?, ?>) txmsg.getDetails().get("broker");
+      assertThat(broker.get("protocol")).isEqualTo("grpc");
+      assertThat(broker.get("reachable")).isEqualTo(true);
       assertThat(health.health().getStatus()).isEqualTo(Status.UP);
 
       // (c) one trace per payment: pay -> txmsg.execute -> (broker) -> txmsg.consume
