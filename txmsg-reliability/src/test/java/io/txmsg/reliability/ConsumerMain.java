@@ -25,6 +25,7 @@ public final class ConsumerMain {
     hc.setPassword(a.get("password", ""));
     hc.setMaximumPoolSize(8);
     hc.setConnectionTimeout(5_000);
+    hc.setExceptionOverrideClassName(DeadH2Connections.class.getName());
     HikariDataSource ds = new HikariDataSource(hc);
     TxConsumers.Builder b =
         Handlers.register(

@@ -48,6 +48,7 @@ public final class ProducerMain {
     hc.setPassword(a.get("password", ""));
     hc.setMaximumPoolSize(6);
     hc.setConnectionTimeout(5_000);
+    hc.setExceptionOverrideClassName(DeadH2Connections.class.getName());
     HikariDataSource ds = new HikariDataSource(hc);
     TxProducer txmsg = null;
     for (int attempt = 1; txmsg == null; attempt++) {

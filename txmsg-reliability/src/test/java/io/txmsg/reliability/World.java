@@ -95,6 +95,7 @@ final class World implements AutoCloseable {
     hc.setPassword(password);
     hc.setMaximumPoolSize(12);
     hc.setConnectionTimeout(3_000);
+    hc.setExceptionOverrideClassName(DeadH2Connections.class.getName());
     dataSource = new HikariDataSource(hc);
     SchemaInstaller.installIfMissing(dataSource, "txmsg_");
     try (Connection c = dataSource.getConnection();

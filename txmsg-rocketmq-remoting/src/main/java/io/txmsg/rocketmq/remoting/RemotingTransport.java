@@ -58,6 +58,8 @@ public final class RemotingTransport implements Transport {
   /** How often drains of lazily created topics re-read the route (the client's default is 30 s). */
   private static final int DRAIN_ROUTE_POLL_MILLIS = 5000;
 
+  private static final int DRAIN_MAX_RECONSUME_TIMES = 1000;
+
   private static final int RETRY_ROUTE_LOOKUPS = 10;
   private static final long RETRY_ROUTE_DELAY_MILLIS = 500;
 
@@ -336,6 +338,11 @@ public final class RemotingTransport implements Transport {
     c.setConsumeThreadMax(1);
     c.setConsumeMessageBatchMaxSize(1);
     c.setPollNameServerInterval(DRAIN_ROUTE_POLL_MILLIS);
+    // A dead-lettered message keeps its reconsume count (the group's maximum), and the broker
+    // dead-letters a sent-back message whose count reached the consumer's maxReconsumeTimes: with
+    // the default, a drain's RETRY would move it at once to %DLQ%<drain group>, which nothing
+    // reads. The drain retries in-process first (DlqDrain); this keeps the broker's retry open.
+    c.setMaxReconsumeTimes(DRAIN_MAX_RECONSUME_TIMES);
     return c;
   }
 
