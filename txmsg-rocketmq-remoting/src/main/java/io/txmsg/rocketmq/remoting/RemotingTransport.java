@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Date;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -126,6 +127,7 @@ public final class RemotingTransport implements Transport {
               null);
         }
       }
+      registerWithBrokers(producer, spec.topics());
       return new RemotingProducerChannel(producer, group, spec.topics(), admin);
     } catch (TransportException e) {
       producer.shutdown();
@@ -175,6 +177,27 @@ public final class RemotingTransport implements Transport {
         log.warn("check-back failed messageId={}: {} → UNKNOWN", m.messageId(), e.toString());
         return LocalTransactionState.UNKNOW;
       }
+    }
+  }
+
+  /**
+   * The broker checks a half message back through a channel of the producer group, which it knows
+   * from the group's heartbeat. {@code start()} fetches the declared topics' routes and then
+   * heartbeats, but only to brokers whose route it got: a NameServer lookup that timed out there
+   * leaves the group unknown to the broker until the next heartbeat, 30 s later, and check-backs
+   * meanwhile find no channel (counted all the same, so a broker with short check intervals gives
+   * up). Fetch the routes again and heartbeat once more before the first half message.
+   */
+  private static void registerWithBrokers(TransactionMQProducer producer, Set<String> topics) {
+    MQClientInstance client = producer.getDefaultMQProducerImpl().getMqClientFactory();
+    for (String topic : topics) {
+      client.updateTopicRouteInfoFromNameServer(topic);
+    }
+    if (!client.sendHeartbeatToAllBrokerWithLock()) {
+      log.warn(
+          "producer group {} could not heartbeat to its brokers at start; check-backs may wait for"
+              + " the client's next heartbeat (30 s)",
+          producer.getProducerGroup());
     }
   }
 

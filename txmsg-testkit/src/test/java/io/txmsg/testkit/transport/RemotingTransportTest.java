@@ -27,6 +27,7 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /** The remoting transport's own behaviour on the shared embedded cluster. */
@@ -78,7 +79,10 @@ class RemotingTransportTest {
       producer.sendHalf(message(topic, "stranded")); // neither committed nor rolled back
       HalfMessage rolledBack = producer.sendHalf(message(topic, "rolled-back"));
       rolledBack.rollback();
-      await(() -> delivered.size() >= 2, Duration.ofSeconds(30));
+      await(
+          () -> delivered.size() >= 2,
+          Duration.ofSeconds(30),
+          () -> "delivered " + bodies(delivered) + ", checked back " + eventIds(checked));
       Thread.sleep(1000);
       assertThat(delivered)
           .extracting(m -> new String(m.body(), StandardCharsets.UTF_8))
@@ -199,12 +203,26 @@ class RemotingTransportTest {
   }
 
   static void await(BooleanSupplier condition, Duration timeout) throws InterruptedException {
+    await(condition, timeout, () -> "");
+  }
+
+  /** Waits for {@code condition}; a failure says what {@code state} shows at that moment. */
+  static void await(BooleanSupplier condition, Duration timeout, Supplier<String> state)
+      throws InterruptedException {
     long until = System.nanoTime() + timeout.toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > until) {
-        throw new AssertionError("condition not met within " + timeout);
+        throw new AssertionError("condition not met within " + timeout + " " + state.get());
       }
       Thread.sleep(50);
     }
+  }
+
+  private static List<String> bodies(List<InboundMessage> messages) {
+    return messages.stream().map(m -> new String(m.body(), StandardCharsets.UTF_8)).toList();
+  }
+
+  private static List<String> eventIds(List<InboundMessage> messages) {
+    return messages.stream().map(m -> m.properties().get("txmsg_event_id")).toList();
   }
 }
