@@ -23,10 +23,12 @@ import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.client.impl.MQClientManager;
+import org.apache.rocketmq.client.impl.consumer.DefaultMQPushConsumerImpl;
 import org.apache.rocketmq.client.impl.factory.MQClientInstance;
 import org.apache.rocketmq.client.producer.LocalTransactionState;
 import org.apache.rocketmq.client.producer.TransactionListener;
@@ -36,6 +38,7 @@ import org.apache.rocketmq.common.ServiceState;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
+import org.apache.rocketmq.common.message.MessageQueue;
 import org.apache.rocketmq.common.topic.TopicValidator;
 import org.apache.rocketmq.remoting.protocol.heartbeat.MessageModel;
 import org.apache.rocketmq.remoting.protocol.subscription.SubscriptionGroupConfig;
@@ -61,8 +64,8 @@ public final class RemotingTransport implements Transport {
 
   private static final int DRAIN_MAX_RECONSUME_TIMES = 1000;
 
-  private static final int RETRY_ROUTE_LOOKUPS = 10;
-  private static final long RETRY_ROUTE_DELAY_MILLIS = 500;
+  private static final int SETTLE_ROUNDS = 20;
+  private static final long SETTLE_DELAY_MILLIS = 500;
 
   private final BrokerConnection connection;
   private final RemotingClients clients;
@@ -227,7 +230,7 @@ public final class RemotingTransport implements Transport {
         consumer.registerMessageListener(subscription);
       }
       consumer.start();
-      learnRetryRoute(consumer, 1);
+      settleAfterStart(consumer, 1);
       return subscription;
     } catch (MQClientException e) {
       consumer.shutdown();
@@ -245,38 +248,71 @@ public final class RemotingTransport implements Transport {
   }
 
   /**
-   * The broker creates {@code %RETRY%<group>} when the group's first heartbeat arrives, which
-   * {@code start()} sends after it looked the topic's route up. Without a second look the client
-   * learns the route with its next NameServer poll (30 s) and pulls the queue with the rebalance
-   * after that (20 s): a new group's first redeliveries came up to 50 s late. Look again shortly
-   * after start, a few times, then rebalance once the route is known.
+   * Shortens a new consumer's start. The broker creates {@code %RETRY%<group>} when the group's
+   * first heartbeat arrives, which {@code start()} sends after it looked the topics' routes up, so
+   * the client learns the retry route only with its next NameServer poll (30 s) and pulls it with
+   * the rebalance after that (20 s): a new group's first redeliveries came up to 50 s late. And the
+   * first rebalance assigns nothing when the broker has not yet listed the new consumer (or a route
+   * lookup timed out): its first queues then wait for the next rebalance, 20 s later (CI saw a new
+   * group's first message arrive after 30 s). So, every half second for a few seconds after start:
+   * look up the routes still missing, heartbeat while a subscribed topic has no queue assigned, and
+   * rebalance, until the retry route is known and every subscribed topic has a queue.
    */
-  private void learnRetryRoute(DefaultMQPushConsumer consumer, int attempt) {
-    String retryTopic = MixAll.getRetryTopic(consumer.getConsumerGroup());
+  private void settleAfterStart(DefaultMQPushConsumer consumer, int attempt) {
     retries.schedule(
         () -> {
           try {
-            MQClientInstance client = consumer.getDefaultMQPushConsumerImpl().getmQClientFactory();
-            if (client == null
-                || consumer.getDefaultMQPushConsumerImpl().getServiceState()
-                    != ServiceState.RUNNING) {
-              return; // shut down meanwhile
+            if (settled(consumer)) {
+              return;
             }
-            client.updateTopicRouteInfoFromNameServer(retryTopic);
-            if (client.getTopicRouteTable().containsKey(retryTopic)) {
-              client.rebalanceImmediately();
-            } else if (attempt < RETRY_ROUTE_LOOKUPS) {
-              learnRetryRoute(consumer, attempt + 1);
+            if (attempt < SETTLE_ROUNDS) {
+              settleAfterStart(consumer, attempt + 1);
             } else {
               log.warn(
-                  "no route for {} yet; the client's NameServer poll will find it", retryTopic);
+                  "consumer group {}: a route or a queue still missing {} after start (normal"
+                      + " when the group has more consumers than queues); the client's own"
+                      + " NameServer poll and rebalance take over",
+                  consumer.getConsumerGroup(),
+                  Duration.ofMillis(SETTLE_ROUNDS * SETTLE_DELAY_MILLIS));
             }
           } catch (RuntimeException e) {
-            log.warn("looking up the route of {} failed: {}", retryTopic, e.toString());
+            log.warn(
+                "settling consumer group {} failed: {}", consumer.getConsumerGroup(), e.toString());
           }
         },
-        RETRY_ROUTE_DELAY_MILLIS,
+        SETTLE_DELAY_MILLIS,
         TimeUnit.MILLISECONDS);
+  }
+
+  /** One settling round; true when nothing is missing any more (or the consumer is gone). */
+  private static boolean settled(DefaultMQPushConsumer consumer) {
+    DefaultMQPushConsumerImpl impl = consumer.getDefaultMQPushConsumerImpl();
+    MQClientInstance client = impl.getmQClientFactory();
+    if (client == null || impl.getServiceState() != ServiceState.RUNNING) {
+      return true; // shut down meanwhile
+    }
+    String retryTopic = MixAll.getRetryTopic(consumer.getConsumerGroup());
+    boolean retryKnown = client.getTopicRouteTable().containsKey(retryTopic);
+    if (!retryKnown) {
+      client.updateTopicRouteInfoFromNameServer(retryTopic);
+      retryKnown = client.getTopicRouteTable().containsKey(retryTopic);
+    }
+    Set<String> assigned =
+        impl.getRebalanceImpl().getProcessQueueTable().keySet().stream()
+            .map(MessageQueue::getTopic)
+            .collect(Collectors.toSet());
+    boolean unassigned = false;
+    for (String topic : impl.getSubscriptionInner().keySet()) {
+      if (!topic.equals(retryTopic) && !assigned.contains(topic)) {
+        unassigned = true;
+        client.updateTopicRouteInfoFromNameServer(topic);
+      }
+    }
+    if (unassigned) {
+      client.sendHeartbeatToAllBrokerWithLock(); // the broker must list us before we get queues
+    }
+    client.rebalanceImmediately();
+    return retryKnown && !unassigned;
   }
 
   @Override
