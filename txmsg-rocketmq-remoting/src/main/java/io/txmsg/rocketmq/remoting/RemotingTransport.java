@@ -278,6 +278,9 @@ public final class RemotingTransport implements Transport {
           } catch (RuntimeException e) {
             log.warn(
                 "settling consumer group {} failed: {}", consumer.getConsumerGroup(), e.toString());
+            if (attempt < SETTLE_ROUNDS) {
+              settleAfterStart(consumer, attempt + 1); // a NameServer hiccup: try the next round
+            }
           }
         },
         SETTLE_DELAY_MILLIS,
