@@ -4,9 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-/** An invalid {@code txmsg.*} value fails the startup with a message naming the property. */
+/**
+ * An invalid {@code txmsg.*} value fails the startup with a message naming the property, and Boot's
+ * failure report (the starter's FailureAnalyzer) says which property to fix.
+ */
 class InvalidPropertiesTest {
   private final ApplicationContextRunner runner = Contexts.runner();
 
@@ -98,6 +102,11 @@ class InvalidPropertiesTest {
               assertThat(root).isInstanceOf(InvalidTxmsgPropertyException.class);
               assertThat(((InvalidTxmsgPropertyException) root).setting()).isEqualTo(property);
               assertThat(root.getMessage()).contains(property).contains(problem);
+              // Boot's "APPLICATION FAILED TO START" report says the same and what to do.
+              FailureAnalysis report =
+                  Contexts.analyze(ctx.getStartupFailure(), InvalidTxmsgPropertyException.class);
+              assertThat(report.getDescription()).contains(property).contains(problem);
+              assertThat(report.getAction()).startsWith("Set " + property + " to a valid value");
             });
   }
 
