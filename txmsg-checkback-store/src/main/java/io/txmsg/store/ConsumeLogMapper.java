@@ -7,12 +7,18 @@ import org.apache.ibatis.annotations.Param;
  * dedup claim: the INSERT is the claim, never "select then insert".
  */
 public interface ConsumeLogMapper {
-  /** The claim, inside the handler's transaction; a duplicate key means someone claimed it. */
-  int insertProcessing(
+  /**
+   * The claim, the first statement of the handler's transaction, inserted with the status it will
+   * commit with ({@code SUCCESS}; PROCESSING is never visible outside the claiming transaction); a
+   * duplicate key means someone claimed it.
+   */
+  int insertClaim(
       @Param("group") String group,
       @Param("eventId") String eventId,
       @Param("eventType") String eventType,
-      @Param("requestHash") String requestHash);
+      @Param("requestHash") String requestHash,
+      @Param("status") String status,
+      @Param("attempt") int attempt);
 
   /** Parking in its own transaction: a PARKED row (duplicate key: re-read the existing row). */
   int insertParked(
@@ -22,10 +28,15 @@ public interface ConsumeLogMapper {
       @Param("requestHash") String requestHash,
       @Param("attempt") int attempt);
 
-  /** PROCESSING → SUCCESS or SKIPPED_STALE at the end of the claiming transaction; 1 row. */
+  /**
+   * The claim row's final status and result at the end of the claiming transaction, from {@code
+   * claimed} (what the claim wrote: SUCCESS, or PROCESSING for a replay). Must touch 1 row: it is
+   * also the transaction's self-check.
+   */
   int finish(
       @Param("group") String group,
       @Param("eventId") String eventId,
+      @Param("claimed") String claimed,
       @Param("status") String status,
       @Param("resultRef") String resultRef,
       @Param("attempt") int attempt);

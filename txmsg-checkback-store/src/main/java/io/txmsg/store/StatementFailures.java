@@ -32,24 +32,46 @@ import java.util.Map;
  * <p>Not thread-safe: one transaction, one thread.
  */
 public final class StatementFailures {
-  private static final StatementFailures UNOBSERVED = new StatementFailures();
+  private static final StatementFailures UNOBSERVED = new StatementFailures(false);
 
   private final List<Failure> failures = new ArrayList<>(0);
   private final Map<Savepoint, Integer> savepoints = new IdentityHashMap<>();
   private final List<String> ignored = new ArrayList<>(0);
+  private final boolean coversTransaction;
   private boolean watching;
+  private boolean lastStopClean;
   private int sequence;
 
   private record Failure(int sequence, SQLException error) {}
 
-  private StatementFailures() {}
+  private StatementFailures(boolean coversTransaction) {
+    this.coversTransaction = coversTransaction;
+  }
 
-  /** An observed view of {@code raw}: the same connection, with this detector attached. */
+  /**
+   * An observed view of {@code raw}, the connection that every statement of its transaction goes
+   * through (what txmsg hands the action or handler, and binds for Spring and mybatis-spring): the
+   * same connection, with this detector attached.
+   */
   public static Connection observe(Connection raw) {
+    return observe(raw, true);
+  }
+
+  /**
+   * An observed view of {@code raw} when other statements of the same transaction may go through
+   * another view of it (e.g. a transaction txmsg joined instead of starting it): failures seen are
+   * still reported, but {@link #provedClean()} is never true, so nothing relies on the detector
+   * alone.
+   */
+  public static Connection observeOwnStatementsOnly(Connection raw) {
+    return observe(raw, false);
+  }
+
+  private static Connection observe(Connection raw, boolean coversTransaction) {
     if (raw instanceof Observed) {
       return raw;
     }
-    StatementFailures tracker = new StatementFailures();
+    StatementFailures tracker = new StatementFailures(coversTransaction);
     return (Connection)
         Proxy.newProxyInstance(
             StatementFailures.class.getClassLoader(),
@@ -93,6 +115,8 @@ public final class StatementFailures {
    */
   public SQLException stop() {
     watching = false;
+    // Savepoint rollbacks already removed what they recovered; an ignored failure stays here.
+    lastStopClean = failures.isEmpty();
     SQLException first = null;
     for (Failure f : failures) {
       if (isIgnored(f.error)) {
@@ -106,6 +130,18 @@ public final class StatementFailures {
     }
     failures.clear();
     return first;
+  }
+
+  /**
+   * True when the last {@link #watch}…{@link #stop} window saw no failed statement at all (none, or
+   * only ones a savepoint rollback recovered) and this detector sees every statement of its
+   * transaction. Then the transaction is known to be committable on every database, and a
+   * self-check statement ("must touch 1 row", which would fail in a PostgreSQL transaction that a
+   * swallowed failure aborted) adds nothing. False after an ignored failure: PostgreSQL has aborted
+   * the transaction unless a savepoint was rolled back, so the self-check must run.
+   */
+  public boolean provedClean() {
+    return coversTransaction && !watching && lastStopClean;
   }
 
   private boolean isIgnored(SQLException e) {

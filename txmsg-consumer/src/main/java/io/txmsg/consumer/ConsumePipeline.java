@@ -212,10 +212,10 @@ final class ConsumePipeline {
     HandlerDefinition<?> def = route.definition();
     try (SqlSession s = store.session(c)) {
       ConsumeLogMapper consumeLog = s.getMapper(ConsumeLogMapper.class);
-      claim(consumeLog, group, e, replayId != null);
+      String claimed = claim(consumeLog, group, e, replayId != null);
       if (def.versionGuard()
           && !guard(s.getMapper(AggregateVersionMapper.class), group, e, def, forceMonotonic)) {
-        finish(consumeLog, group, e, ConsumeStatus.SKIPPED_STALE.name(), null);
+        finish(consumeLog, group, e, claimed, ConsumeStatus.SKIPPED_STALE.name(), null);
         markReplayed(s, group, e, replayId);
         return Step.STALE;
       }
@@ -230,7 +230,13 @@ final class ConsumePipeline {
         // then retried or parked), not commit-on-H2 / abort-on-PostgreSQL.
         throw swallowed;
       }
-      finish(consumeLog, group, e, ConsumeStatus.SUCCESS.name(), ctx.resultRef());
+      // The claim row already says SUCCESS. The closing UPDATE is needed to record a replay or a
+      // result reference, and otherwise only as the self-check (it fails in a transaction that a
+      // swallowed failure aborted): skipped when the detector saw every statement and none failed
+      // (DESIGN: docs/architecture.md, "The consume log").
+      if (replayId != null || ctx.resultRef() != null || !failures.provedClean()) {
+        finish(consumeLog, group, e, claimed, ConsumeStatus.SUCCESS.name(), ctx.resultRef());
+      }
       markReplayed(s, group, e, replayId);
       if (ctx.recordedCommands()) {
         commandsRecorded.run(); // the dispatcher polls; this only shortens the wait
@@ -239,29 +245,45 @@ final class ConsumePipeline {
     }
   }
 
-  /** The INSERT is the claim; a replay flips PARKED → PROCESSING instead. */
-  private static void claim(ConsumeLogMapper consumeLog, String group, IncomingEvent e, boolean r) {
-    if (r) {
+  /**
+   * The INSERT is the claim, written as SUCCESS (the status it commits with unless the version
+   * guard finds it stale); a replay flips PARKED → PROCESSING instead. Returns the claim's status.
+   */
+  private static String claim(
+      ConsumeLogMapper consumeLog, String group, IncomingEvent e, boolean replay) {
+    if (replay) {
       if (consumeLog.claimParked(group, e.eventId()) != 1) {
         throw new Parking.ClaimTakenException(); // applied meanwhile, or replayed by another
       }
-      return;
+      return ConsumeStatus.PROCESSING.name();
     }
     try {
-      consumeLog.insertProcessing(group, e.eventId(), e.eventType(), e.payloadHash());
+      consumeLog.insertClaim(
+          group,
+          e.eventId(),
+          e.eventType(),
+          e.payloadHash(),
+          ConsumeStatus.SUCCESS.name(),
+          e.deliveryAttempt());
     } catch (RuntimeException ex) {
       if (SqlStates.isDuplicateKey(ex)) {
         throw new Parking.ClaimTakenException();
       }
       throw ex;
     }
+    return ConsumeStatus.SUCCESS.name();
   }
 
   private static void finish(
-      ConsumeLogMapper consumeLog, String group, IncomingEvent e, String status, String ref) {
-    if (consumeLog.finish(group, e.eventId(), status, ref, e.deliveryAttempt()) != 1) {
+      ConsumeLogMapper consumeLog,
+      String group,
+      IncomingEvent e,
+      String claimed,
+      String status,
+      String ref) {
+    if (consumeLog.finish(group, e.eventId(), claimed, status, ref, e.deliveryAttempt()) != 1) {
       throw new IllegalStateException(
-          "consume-log row of " + group + "/" + e.eventId() + " is no longer PROCESSING");
+          "consume-log row of " + group + "/" + e.eventId() + " is no longer " + claimed);
     }
   }
 

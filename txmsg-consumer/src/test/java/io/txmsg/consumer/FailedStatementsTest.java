@@ -65,4 +65,56 @@ class FailedStatementsTest {
           .satisfies(d -> assertThat(d.getReason()).isEqualTo("PERMANENT_ERROR"));
     }
   }
+
+  /**
+   * A failure the handler declared ignorable (duplicate key, class 23): H2 and MariaDB roll back
+   * the statement only, so the event is applied; PostgreSQL has aborted the whole transaction, and
+   * the claim row's closing UPDATE, the consumer's self-check, fails there, so the event is never
+   * reported applied with its writes lost (it is retried, then parked).
+   */
+  @ParameterizedTest
+  @MethodSource(TRANSPORTS)
+  void anIgnoredFailureIsAppliedWhereTheDatabaseKeptTheTransactionAndNeverWhereItAborted(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    try (ConsumerHarness h = new ConsumerHarness(transport, kind)) {
+      String points = h.group("points", 1); // two delivery attempts, then parked
+      h.start(
+          h.consumers(h.settings(points))
+              .handler(
+                  HandlerDefinition.of(
+                      points,
+                      h.topic,
+                      "PaymentSucceeded",
+                      Paid.class,
+                      (event, ctx) -> {
+                        ConsumerHarness.credit(ctx.connection(), points, ctx.eventId(), event);
+                        ctx.ignoreFailedStatements("23");
+                        String insert =
+                            "INSERT INTO projection (aggregate_id, version, applied)"
+                                + " VALUES ('"
+                                + ctx.eventId()
+                                + "', 1, 'x')";
+                        try (var s = ctx.connection().createStatement()) {
+                          s.execute(insert);
+                          s.execute(insert); // duplicate key, caught and declared ignorable
+                        } catch (SQLException duplicate) {
+                          // what "catch duplicate key and continue" looks like
+                        }
+                      })));
+      h.sendPaid("ignored-1", "p1", 1, 10);
+
+      if (kind == TestDatabase.POSTGRESQL) {
+        await(
+            "ignored-1 parked on PostgreSQL",
+            WAIT,
+            () -> h.outcomes("ignored-1", ConsumeOutcome.PARKED) == 1);
+        assertThat(h.outcomes("ignored-1", ConsumeOutcome.APPLIED)).isZero();
+        assertThat(h.credits(points, "ignored-1")).as("never applied").isZero();
+      } else {
+        await(
+            "ignored-1 applied", WAIT, () -> h.outcomes("ignored-1", ConsumeOutcome.APPLIED) == 1);
+        h.assertAppliedOnce(points, "ignored-1");
+      }
+    }
+  }
 }

@@ -80,8 +80,9 @@ public final class SpringLocalTransactions implements LocalTransactions {
             : dataSource;
     Object bound = key == null ? null : TransactionSynchronizationManager.getResource(key);
     if (!status.isNewTransaction() || !(bound instanceof ConnectionHolder original)) {
-      // Not a JDBC resource transaction of our own (e.g. JTA): observe what txmsg itself uses.
-      return StatementFailures.observe(DataSourceUtils.getConnection(dataSource));
+      // Not a JDBC resource transaction of our own (e.g. JTA): observe what txmsg itself uses;
+      // the application's statements may go through another view of it.
+      return StatementFailures.observeOwnStatementsOnly(DataSourceUtils.getConnection(dataSource));
     }
     Connection observed = StatementFailures.observe(original.getConnection());
     ConnectionHolder swapped = new ConnectionHolder(observed, true);
