@@ -15,15 +15,17 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The clients of the payment service: N orders paid on a few threads, each command retried once
- * with the same eventId when it fails; some orders are then marked paid and refunded. Also injects
- * the broker-side faults (duplicate copies, undecodable messages) while the load runs.
+ * The clients of the payment service: N orders offered at a steady rate (or all at once) and paid
+ * on a few threads, each command retried once with the same eventId when it fails; some orders are
+ * then marked paid and refunded. Also injects the broker-side faults (duplicate copies, undecodable
+ * messages) while the load runs.
  */
 final class PaymentWorkload {
   private final PaymentService payments;
   private final PoisonAndDuplicateSender rogue;
   private final FaultPlan plan;
   private final int threads;
+  private final int rate;
   final AtomicInteger committed = new AtomicInteger();
   final AtomicInteger retried = new AtomicInteger();
   final AtomicInteger failed = new AtomicInteger();
@@ -31,8 +33,13 @@ final class PaymentWorkload {
   final List<String> poisonIds = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   PaymentWorkload(
-      PaymentService payments, PoisonAndDuplicateSender rogue, FaultPlan plan, int threads) {
+      PaymentService payments,
+      PoisonAndDuplicateSender rogue,
+      FaultPlan plan,
+      int threads,
+      int rate) {
     this.payments = payments;
+    this.rate = rate;
     this.rogue = rogue;
     this.plan = plan;
     this.threads = threads;
@@ -45,8 +52,18 @@ final class PaymentWorkload {
       List<Future<?>> futures = new ArrayList<>();
       int poison = plan.poisonCount();
       int poisonEvery = poison == 0 ? Integer.MAX_VALUE : Math.max(1, plan.orders() / poison);
+      long start = System.nanoTime();
       for (int n = 1; n <= plan.orders(); n++) {
         int order = n;
+        if (rate > 0) {
+          // Open-loop arrivals, like a service's clients: order n is offered at (n-1)/rate s
+          // whether or not earlier ones are done (the threads bound how many run at once).
+          long due = start + (n - 1) * 1_000_000_000L / rate;
+          long wait = due - System.nanoTime();
+          if (wait > 0) {
+            Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+          }
+        }
         futures.add(pool.submit(() -> order(order)));
         if (order % poisonEvery == 0 && poisonIds.size() < poison) {
           poisonIds.add(rogue.sendUndecodable(poisonIds.size() + 1));

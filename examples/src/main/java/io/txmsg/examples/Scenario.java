@@ -55,7 +55,11 @@ final class Scenario {
     this.rogue = rogue;
     this.load =
         new PaymentWorkload(
-            context.getBean(PaymentService.class), rogue, plan, options.producerThreads);
+            context.getBean(PaymentService.class),
+            rogue,
+            plan,
+            options.producerThreads,
+            options.rate);
     this.quiescence = new Quiescence(jdbc, () -> load.poisonIds);
   }
 
@@ -64,7 +68,10 @@ final class Scenario {
         new Progress(
             out, registry, gateway, load.committed::get, options.orders, options.progressEvery)) {
       out.printf(
-          "[4/6] paying %d orders on %d threads...%n", options.orders, options.producerThreads);
+          "[4/6] paying %d orders on %d threads, %s...%n",
+          options.orders,
+          options.producerThreads,
+          options.rate > 0 ? options.rate + " per second" : "as fast as they go (--rate 0)");
       long produceStart = System.nanoTime();
       load.run();
       double produceSeconds = PaymentDemo.seconds(produceStart);

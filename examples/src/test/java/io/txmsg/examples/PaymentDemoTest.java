@@ -8,15 +8,18 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The README's demo, small: 200 orders with every fault on, on the embedded broker and H2, over
- * each transport, and in OUTBOX mode. Asserts on the report object, never on the console output.
+ * each transport, and in OUTBOX mode; paced at the default rate and unpaced (--rate 0, the harsher
+ * case: a backlog builds). Asserts on the report object, never on the console output.
  */
 class PaymentDemoTest {
   @ParameterizedTest
-  @CsvSource({"grpc, half-message", "remoting, half-message", "remoting, outbox"})
-  void everyInvariantHoldsWithEveryFaultOn(String transport, String mode) throws Exception {
+  @CsvSource({"grpc, half-message, 0", "remoting, half-message, 20", "remoting, outbox, 0"})
+  void everyInvariantHoldsWithEveryFaultOn(String transport, String mode, String rate)
+      throws Exception {
     ReconciliationReport report =
         PaymentDemo.run(
-            DemoOptions.parse("--orders", "200", "--transport", transport, "--mode", mode),
+            DemoOptions.parse(
+                "--orders", "200", "--transport", transport, "--mode", mode, "--rate", rate),
             System.out);
     report.print(System.out);
 
@@ -35,6 +38,7 @@ class PaymentDemoTest {
     assertThat(DemoMain.run(new String[] {"--no-such-flag"})).isEqualTo(2);
     assertThat(DemoMain.run(new String[] {"--transport", "amqp"})).isEqualTo(2);
     assertThat(DemoMain.run(new String[] {"--mode", "fire-and-forget"})).isEqualTo(2);
+    assertThat(DemoMain.run(new String[] {"--rate", "-1"})).isEqualTo(2);
   }
 
   @Test

@@ -36,6 +36,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * One database with a business table, one NORMAL topic, a raw producer that sends hand-made
@@ -230,27 +231,47 @@ final class ConsumerHarness implements AutoCloseable {
   }
 
   static void await(String what, Duration timeout, BooleanSupplier condition) throws Exception {
+    await(() -> what, timeout, condition);
+  }
+
+  /** Waits; on timeout the message is {@code what} as it reads then (e.g. outcomes so far). */
+  static void await(Supplier<String> what, Duration timeout, BooleanSupplier condition)
+      throws Exception {
     long until = System.nanoTime() + timeout.toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > until) {
-        throw new AssertionError("timed out after " + timeout + " waiting for " + what);
+        throw new AssertionError("timed out after " + timeout + " waiting for " + what.get());
       }
       Thread.sleep(50);
     }
   }
 
-  /** Waits for a database condition (exceptions count as "not yet"). */
+  /**
+   * Waits for a database condition (exceptions count as "not yet"; the last one is in the timeout
+   * message).
+   */
   static void awaitDb(String what, Duration timeout, CheckedBoolean condition) throws Exception {
+    Exception[] last = new Exception[1];
     await(
-        what,
+        () -> what + (last[0] == null ? "" : " (last query failure: " + last[0] + ")"),
         timeout,
         () -> {
           try {
             return condition.get();
           } catch (Exception e) {
+            last[0] = e;
             return false;
           }
         });
+  }
+
+  /** Every outcome reported so far for these events, for timeout messages. */
+  String outcomesOf(String... eventIds) {
+    StringBuilder s = new StringBuilder();
+    for (String id : eventIds) {
+      s.append(id).append('=').append(byEvent.getOrDefault(id, List.of())).append(' ');
+    }
+    return s.toString().strip();
   }
 
   @FunctionalInterface

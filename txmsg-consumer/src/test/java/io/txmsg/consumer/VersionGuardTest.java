@@ -140,7 +140,16 @@ class VersionGuardTest {
       awaitDb("v1", WAIT, () -> "1".equals(applied(h, "o1")));
       h.sendPaid("v3", "o1", 3, 3);
       awaitDb("v3 applied after the wait", WAIT, () -> "1,3".equals(applied(h, "o1")));
-      awaitDb("v3 parked with GAP", WAIT, () -> !h.deadLetters(parkGroup, "v3").isEmpty());
+      ConsumerHarness.await(
+          () -> "v3 parked with GAP; outcomes (both groups): " + h.outcomesOf("v1", "v3"),
+          WAIT,
+          () -> {
+            try {
+              return !h.deadLetters(parkGroup, "v3").isEmpty();
+            } catch (Exception e) {
+              throw new IllegalStateException(e);
+            }
+          });
       assertThat(h.deadLetters(parkGroup, "v3").get(0).getReason()).isEqualTo("GAP");
       h.sendPaid("v2", "o1", 2, 2); // late: stale for the group that applied 3
       await("v2 stale", WAIT, () -> h.outcome(applyGroup, ConsumeOutcome.STALE) == 1);
