@@ -57,6 +57,7 @@ final class ConsumePipeline {
   private final TxmsgStore store;
   private final StoreTransactions storeTx;
   private final LocalTransactions transactions;
+  private final int claimIsolation;
   private final PayloadSerializer serializer;
   private final Parking parking;
   private final Duration maxEventAge;
@@ -77,6 +78,7 @@ final class ConsumePipeline {
       TxmsgStore store,
       StoreTransactions storeTx,
       LocalTransactions transactions,
+      int claimIsolation,
       PayloadSerializer serializer,
       Duration maxEventAge,
       Runnable commandsRecorded,
@@ -88,6 +90,7 @@ final class ConsumePipeline {
     this.store = store;
     this.storeTx = storeTx;
     this.transactions = transactions;
+    this.claimIsolation = claimIsolation;
     this.serializer = serializer;
     this.parking = new Parking(storeTx, listener);
     this.maxEventAge = maxEventAge;
@@ -176,7 +179,8 @@ final class ConsumePipeline {
       Step step =
           transactions.inTransaction(
               c -> inClaimTransaction(c, group, e, route, payload, replayId, forceMonotonic),
-              Connection.TRANSACTION_READ_COMMITTED);
+              claimIsolation); // READ COMMITTED, or the pool's default when it is that
+
       if (!gapFirstSeen.isEmpty()) { // no key built per message unless a gap is pending
         gapFirstSeen.remove(group + "|" + e.eventId());
       }

@@ -91,6 +91,7 @@ public final class TxConsumers implements AutoCloseable {
             store,
             storeTx,
             tx,
+            ClaimIsolation.of(b.dataSource),
             b.serializer,
             s.maxEventAge(),
             dispatcher::signal,
