@@ -39,6 +39,7 @@ public final class StatementFailures {
   private final List<String> ignored = new ArrayList<>(0);
   private final boolean coversTransaction;
   private boolean watching;
+  private boolean uncertain;
   private boolean lastStopClean;
   private int sequence;
 
@@ -94,6 +95,7 @@ public final class StatementFailures {
     failures.clear();
     savepoints.clear();
     ignored.clear();
+    uncertain = false;
     watching = true;
   }
 
@@ -116,7 +118,7 @@ public final class StatementFailures {
   public SQLException stop() {
     watching = false;
     // Savepoint rollbacks already removed what they recovered; an ignored failure stays here.
-    lastStopClean = failures.isEmpty();
+    lastStopClean = failures.isEmpty() && !uncertain;
     SQLException first = null;
     for (Failure f : failures) {
       if (isIgnored(f.error)) {
@@ -134,7 +136,8 @@ public final class StatementFailures {
 
   /**
    * True when the last {@link #watch}…{@link #stop} window saw no failed statement at all (none, or
-   * only ones a savepoint rollback recovered) and this detector sees every statement of its
+   * only ones a savepoint rollback recovered), nothing that may have ended or left the transaction
+   * (see {@link #endsOrLeavesTransaction}), and this detector sees every statement of its
    * transaction. Then the transaction is known to be committable on every database, and a
    * self-check statement ("must touch 1 row", which would fail in a PostgreSQL transaction that a
    * swallowed failure aborted) adds nothing. False after an ignored failure: PostgreSQL has aborted
@@ -142,6 +145,58 @@ public final class StatementFailures {
    */
   public boolean provedClean() {
     return coversTransaction && !watching && lastStopClean;
+  }
+
+  /**
+   * Statements that provably stay inside the transaction start with one of these words (after
+   * comments and whitespace). Anything else may end it (COMMIT, ROLLBACK, END, ABORT), start
+   * another, commit implicitly (DDL on MariaDB/MySQL), or do so inside a procedure (CALL): the
+   * self-check then runs, as it does for a statement this detector cannot see.
+   */
+  private static final List<String> IN_TRANSACTION =
+      List.of(
+          "SELECT", "INSERT", "UPDATE", "DELETE", "MERGE", "WITH", "VALUES", "REPLACE", "TABLE");
+
+  /** True unless {@code sql} starts with a word of {@link #IN_TRANSACTION}. */
+  static boolean endsOrLeavesTransaction(String sql) {
+    if (sql == null) {
+      return true;
+    }
+    int i = 0;
+    int n = sql.length();
+    while (i < n) {
+      char c = sql.charAt(i);
+      if (Character.isWhitespace(c) || c == '(') {
+        i++;
+      } else if (sql.startsWith("--", i)) {
+        int eol = sql.indexOf('\n', i);
+        i = eol < 0 ? n : eol + 1;
+      } else if (sql.startsWith("/*", i)) {
+        int end = sql.indexOf("*/", i + 2);
+        i = end < 0 ? n : end + 2;
+      } else {
+        break;
+      }
+    }
+    int start = i;
+    while (i < n && Character.isLetter(sql.charAt(i))) {
+      i++;
+    }
+    String word = sql.substring(start, i).toUpperCase(java.util.Locale.ROOT);
+    return !IN_TRANSACTION.contains(word);
+  }
+
+  /** Something the window cannot vouch for: the self-check must run. */
+  private void uncertain() {
+    if (watching) {
+      uncertain = true;
+    }
+  }
+
+  private void sql(Object sql) {
+    if (watching && (!(sql instanceof String text) || endsOrLeavesTransaction(text))) {
+      uncertain = true;
+    }
   }
 
   private boolean isIgnored(SQLException e) {
@@ -217,6 +272,20 @@ public final class StatementFailures {
         default:
           break;
       }
+      switch (m.getName()) {
+        // The transaction may end or be bypassed: commit/rollback of the whole transaction,
+        // autocommit, the raw connection handed out, the connection closed or aborted.
+        case "commit", "setAutoCommit", "unwrap", "close", "abort" -> tracker.uncertain();
+        case "rollback" -> {
+          if (args == null || args.length == 0) {
+            tracker.uncertain();
+          }
+        }
+        case "prepareStatement", "prepareCall" -> tracker.sql(args[0]);
+        default -> {
+          // nothing to note
+        }
+      }
       Object result = StatementFailures.invoke(raw, m, args, tracker);
       if (result instanceof Statement s) {
         return statement(s, (Connection) proxy);
@@ -238,8 +307,17 @@ public final class StatementFailures {
           StatementFailures.class.getClassLoader(),
           new Class<?>[] {type},
           (proxy, m, args) -> {
-            if ("getConnection".equals(m.getName())) {
+            String name = m.getName();
+            if ("getConnection".equals(name)) {
               return owner;
+            }
+            if (args != null
+                && args.length > 0
+                && args[0] instanceof String
+                && (name.startsWith("execute") || "addBatch".equals(name))) {
+              tracker.sql(args[0]); // a Statement's SQL is given here, not at creation
+            } else if ("unwrap".equals(name)) {
+              tracker.uncertain();
             }
             return StatementFailures.invoke(s, m, args, tracker);
           });

@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.sql.Statement;
+import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -112,5 +114,78 @@ class StatementFailuresTest {
     f.watch();
     assertThat((Throwable) f.stop()).isNull();
     assertThat(f.provedClean()).isFalse();
+  }
+
+  @Test
+  void anExplicitEndOfTheTransactionIsNeverProvedClean() throws SQLException {
+    // A swallowed ROLLBACK raises nothing, yet discards every row written so far: only the
+    // self-check can tell, so it must run.
+    for (String how : List.of("statement", "prepared", "jdbc-rollback", "jdbc-commit")) {
+      Connection c = StatementFailures.observe(raw);
+      StatementFailures f = StatementFailures.of(c);
+      f.watch();
+      run(c, "INSERT INTO t VALUES (1)");
+      switch (how) {
+        case "statement" -> run(c, "ROLLBACK");
+        case "prepared" -> {
+          try (PreparedStatement p = c.prepareStatement("  /* undo */ rollback")) {
+            p.execute();
+          }
+        }
+        case "jdbc-rollback" -> c.rollback();
+        default -> c.commit();
+      }
+      assertThat((Throwable) f.stop()).as(how).isNull();
+      assertThat(f.provedClean()).as(how).isFalse();
+      raw.rollback();
+    }
+  }
+
+  @Test
+  void statementsThatMayCommitImplicitlyOrBypassTheDetectorAreNeverProvedClean()
+      throws SQLException {
+    Connection c = StatementFailures.observe(raw);
+    StatementFailures f = StatementFailures.of(c);
+    f.watch();
+    run(c, "CREATE TABLE u (id INT)"); // DDL commits implicitly on MariaDB/MySQL
+    assertThat((Throwable) f.stop()).isNull();
+    assertThat(f.provedClean()).isFalse();
+
+    f.watch();
+    c.unwrap(Connection.class); // statements on the raw connection would not be seen
+    f.stop();
+    assertThat(f.provedClean()).isFalse();
+  }
+
+  @Test
+  void onlyStatementsThatStayInTheTransactionCountAsSuch() {
+    assertThat(StatementFailures.endsOrLeavesTransaction("SELECT 1")).isFalse();
+    assertThat(StatementFailures.endsOrLeavesTransaction("\n  -- note\n /* x */ (select 1)"))
+        .isFalse();
+    assertThat(StatementFailures.endsOrLeavesTransaction("insert into t values (1)")).isFalse();
+    assertThat(StatementFailures.endsOrLeavesTransaction("WITH a AS (SELECT 1) SELECT * FROM a"))
+        .isFalse();
+    assertThat(StatementFailures.endsOrLeavesTransaction("UPDATE t SET id = 2")).isFalse();
+    assertThat(StatementFailures.endsOrLeavesTransaction("MERGE INTO t KEY (id) VALUES (1)"))
+        .isFalse();
+    for (String sql :
+        List.of(
+            "COMMIT",
+            "rollback",
+            "END",
+            "ABORT",
+            "BEGIN",
+            "START TRANSACTION",
+            "SET autocommit = 1",
+            "CALL p()",
+            "{call p()}",
+            "TRUNCATE TABLE t",
+            "LOCK TABLES t WRITE",
+            "SAVEPOINT a",
+            "",
+            "/* unterminated")) {
+      assertThat(StatementFailures.endsOrLeavesTransaction(sql)).as(sql).isTrue();
+    }
+    assertThat(StatementFailures.endsOrLeavesTransaction(null)).isTrue();
   }
 }

@@ -117,4 +117,40 @@ class FailedStatementsTest {
       }
     }
   }
+
+  /**
+   * A handler that ends the claim transaction itself (a swallowed ROLLBACK raises nothing) has
+   * discarded the claim row: the closing self-check finds no row, so the event is never reported
+   * applied; its writes are rolled back and it is retried, then parked.
+   */
+  @ParameterizedTest
+  @MethodSource(TRANSPORTS)
+  void aHandlerThatRollsBackTheClaimTransactionIsNeverReportedApplied(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    try (ConsumerHarness h = new ConsumerHarness(transport, kind)) {
+      String points = h.group("points", 1); // two delivery attempts, then parked
+      h.start(
+          h.consumers(h.settings(points))
+              .handler(
+                  HandlerDefinition.of(
+                      points,
+                      h.topic,
+                      "PaymentSucceeded",
+                      Paid.class,
+                      (event, ctx) -> {
+                        try (var s = ctx.connection().createStatement()) {
+                          s.execute("ROLLBACK");
+                        }
+                        ConsumerHarness.credit(ctx.connection(), points, ctx.eventId(), event);
+                      })));
+      h.sendPaid("rolled-back-1", "p1", 1, 10);
+
+      await(
+          () -> "rolled-back-1 parked; outcomes " + h.outcomesOf("rolled-back-1"),
+          WAIT,
+          () -> h.outcomes("rolled-back-1", ConsumeOutcome.PARKED) == 1);
+      assertThat(h.outcomes("rolled-back-1", ConsumeOutcome.APPLIED)).isZero();
+      assertThat(h.credits(points, "rolled-back-1")).as("never applied").isZero();
+    }
+  }
 }
