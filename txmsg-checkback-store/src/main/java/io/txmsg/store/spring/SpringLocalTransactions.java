@@ -1,5 +1,6 @@
 package io.txmsg.store.spring;
 
+import io.txmsg.api.TransactionRolledBackException;
 import io.txmsg.store.LocalTransactions;
 import io.txmsg.store.StatementFailures;
 import java.sql.Connection;
@@ -48,8 +49,20 @@ public final class SpringLocalTransactions implements LocalTransactions {
       throw new WorkFailedException(e);
     }
     T result;
+    ConnectionHolder[] swapped = {null};
     try {
-      result = work.run(observe(status));
+      result = work.run(observe(status, swapped));
+      if (status.isRollbackOnly() || (swapped[0] != null && swapped[0].isRollbackOnly())) {
+        // A participating transaction (PROPAGATION_REQUIRED inside the work) failed and marked
+        // the whole transaction rollback-only, even if the work caught its exception. Spring's
+        // commit would roll back; with the swapped holder it would not see the mark at all.
+        // Either way the work's rows are not committed: say so instead of reporting success.
+        throw new TransactionRolledBackException(
+            "the transaction was marked rollback-only inside the work (a participating"
+                + " transaction failed and its exception was caught); it is rolled back, nothing"
+                + " is committed",
+            null);
+      }
     } catch (Exception | Error e) {
       try {
         transactionManager.rollback(status);
@@ -73,7 +86,7 @@ public final class SpringLocalTransactions implements LocalTransactions {
    * mybatis-spring releases the connection it got, and a holder that no longer holds that same
    * object would make Spring close the connection before the commit.
    */
-  private Connection observe(TransactionStatus status) {
+  private Connection observe(TransactionStatus status, ConnectionHolder[] swappedOut) {
     Object key =
         transactionManager instanceof ResourceTransactionManager r
             ? r.getResourceFactory()
@@ -87,6 +100,7 @@ public final class SpringLocalTransactions implements LocalTransactions {
     Connection observed = StatementFailures.observe(original.getConnection());
     ConnectionHolder swapped = new ConnectionHolder(observed, true);
     swapped.setSynchronizedWithTransaction(true);
+    swappedOut[0] = swapped;
     TransactionSynchronizationManager.unbindResource(key);
     TransactionSynchronizationManager.bindResource(key, swapped);
     return observed;

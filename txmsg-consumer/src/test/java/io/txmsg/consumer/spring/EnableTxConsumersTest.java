@@ -44,6 +44,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The Spring wiring end to end: an event committed by the txmsg producer reaches a
@@ -70,9 +71,11 @@ class EnableTxConsumersTest {
   /** A handler bean as users write it (annotation values are constants: a fixed topic). */
   public static class Points {
     private final PointsMapper mapper;
+    private final TransactionTemplate joined;
 
-    public Points(PointsMapper mapper) {
+    public Points(PointsMapper mapper, PlatformTransactionManager tm) {
       this.mapper = mapper;
+      this.joined = new TransactionTemplate(tm); // PROPAGATION_REQUIRED: joins the claim's
     }
 
     @TxMessageHandler(
@@ -83,6 +86,16 @@ class EnableTxConsumersTest {
       mapper.credit(ctx.eventId(), e.account(), e.amount());
       if (e.amount() < 0) {
         throw new PermanentConsumeException("negative amount"); // after the write: rolled back
+      }
+      if (e.amount() == 0) {
+        try {
+          joined.executeWithoutResult(
+              st -> {
+                throw new IllegalStateException("zero amount"); // marks the claim rollback-only
+              });
+        } catch (IllegalStateException swallowed) {
+          // caught by the handler: the claim transaction is still rollback-only (Spring)
+        }
       }
     }
   }
@@ -157,8 +170,8 @@ class EnableTxConsumersTest {
     }
 
     @Bean
-    Points points(PointsMapper mapper) {
-      return new Points(mapper);
+    Points points(PointsMapper mapper, PlatformTransactionManager tm) {
+      return new Points(mapper, tm);
     }
   }
 
@@ -193,11 +206,16 @@ class EnableTxConsumersTest {
         PointsMapper mapper = ctx.getBean(PointsMapper.class);
         String ok = send(producer, "acct-1", 10);
         String negative = send(producer, "acct-2", -1);
+        String zero = send(producer, "acct-3", 0);
         await(() -> mapper.count(ok) == 1);
         await(() -> parked(db, negative));
+        // Rollback-only after a caught failure of a joined transaction: never reported applied
+        // with its write gone; retried, then parked (5 broker retries, 0.5-1 s apart).
+        await(() -> parked(db, zero, "MAX_ATTEMPTS"));
         Thread.sleep(1000);
         assertThat(mapper.count(ok)).isEqualTo(1);
         assertThat(mapper.count(negative)).isZero(); // the mapper's insert rolled back
+        assertThat(mapper.count(zero)).isZero();
         assertThat(ctx.getBean(TxConsumersLifecycle.class).isRunning()).isTrue();
         assertThat(App.observed)
             .as("txmsg.consume on the context's ObservationRegistry")
@@ -246,11 +264,18 @@ class EnableTxConsumersTest {
   }
 
   private static boolean parked(DatabaseFixture db, String eventId) throws Exception {
+    return parked(db, eventId, "PERMANENT_ERROR");
+  }
+
+  private static boolean parked(DatabaseFixture db, String eventId, String reason)
+      throws Exception {
     try (Connection c = db.dataSource().getConnection();
         Statement s = c.createStatement();
         var rs =
             s.executeQuery(
-                "SELECT COUNT(*) FROM txmsg_dead_letter WHERE reason = 'PERMANENT_ERROR' AND event_id = '"
+                "SELECT COUNT(*) FROM txmsg_dead_letter WHERE reason = '"
+                    + reason
+                    + "' AND event_id = '"
                     + eventId
                     + "'")) {
       rs.next();

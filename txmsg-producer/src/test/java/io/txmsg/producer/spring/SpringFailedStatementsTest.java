@@ -160,6 +160,31 @@ class SpringFailedStatementsTest {
         assertThat(EnableTxProducerTest.journalRows(db, "evt-p4")).isZero();
         assertThat(payments.count("p3")).isEqualTo(1);
         assertThat(EnableTxProducerTest.journalRows(db, "evt-p3")).isEqualTo(1);
+
+        // A participating (REQUIRED) transaction that failed marks the whole transaction
+        // rollback-only, as Spring does, even when the action catches its exception.
+        TransactionTemplate joined =
+            new TransactionTemplate(ctx.getBean(PlatformTransactionManager.class));
+        assertThatThrownBy(
+                () ->
+                    template.execute(
+                        message("p5"),
+                        c -> {
+                          payments.insert("p5", 50);
+                          try {
+                            joined.executeWithoutResult(
+                                st -> {
+                                  throw new IllegalStateException("business rule broken");
+                                });
+                          } catch (IllegalStateException caught) {
+                            // swallowed: Spring has marked the transaction rollback-only
+                          }
+                          return null;
+                        }))
+            .isInstanceOf(TransactionRolledBackException.class)
+            .hasMessageContaining("rollback-only");
+        assertThat(payments.count("p5")).as("nothing of p5 committed").isZero();
+        assertThat(EnableTxProducerTest.journalRows(db, "evt-p5")).isZero();
       }
     }
   }
