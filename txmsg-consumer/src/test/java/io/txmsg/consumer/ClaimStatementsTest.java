@@ -5,13 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.consumer.ConsumerHarness.Paid;
+import io.txmsg.testkit.db.H2QueryStatistics;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.transport.TestTransport;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.Locale;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -44,7 +41,7 @@ class ClaimStatementsTest {
                         ConsumerHarness.credit(ctx.connection(), refs, ctx.eventId(), event);
                         ctx.resultRef("ref-" + ctx.eventId());
                       })));
-      statistics(h, "SET QUERY_STATISTICS TRUE");
+      H2QueryStatistics.start(h.db.dataSource());
 
       for (int i = 0; i < EVENTS; i++) {
         h.sendPaid("e-" + i, "p" + i, 1, 10 + i);
@@ -64,33 +61,10 @@ class ClaimStatementsTest {
         assertThat(h.consumeLog(refs, "e-" + i).getResultRef()).isEqualTo("ref-e-" + i);
       }
       // Both groups: 2 × EVENTS claims; only the group with result references updates its rows.
-      assertThat(executions(h, "INSERT INTO TXMSG_CONSUME_LOG")).isEqualTo(2 * EVENTS);
-      assertThat(executions(h, "UPDATE TXMSG_CONSUME_LOG")).isEqualTo(EVENTS);
+      assertThat(H2QueryStatistics.executions(h.db.dataSource(), "INSERT INTO TXMSG_CONSUME_LOG"))
+          .isEqualTo(2 * EVENTS);
+      assertThat(H2QueryStatistics.executions(h.db.dataSource(), "UPDATE TXMSG_CONSUME_LOG"))
+          .isEqualTo(EVENTS);
     }
-  }
-
-  private static void statistics(ConsumerHarness h, String sql) throws Exception {
-    try (Connection c = h.db.dataSource().getConnection();
-        Statement s = c.createStatement()) {
-      s.execute(sql);
-    }
-  }
-
-  /** Executions of the statements whose text starts with {@code prefix} (case-insensitive). */
-  private static long executions(ConsumerHarness h, String prefix) throws Exception {
-    long n = 0;
-    try (Connection c = h.db.dataSource().getConnection();
-        Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery(
-                "SELECT SQL_STATEMENT, EXECUTION_COUNT FROM INFORMATION_SCHEMA.QUERY_STATISTICS")) {
-      while (rs.next()) {
-        String sql = rs.getString(1).strip().replaceAll("\\s+", " ").toUpperCase(Locale.ROOT);
-        if (sql.startsWith(prefix)) {
-          n += rs.getLong(2);
-        }
-      }
-    }
-    return n;
   }
 }

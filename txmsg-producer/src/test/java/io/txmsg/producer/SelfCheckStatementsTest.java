@@ -6,15 +6,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.api.DeliveryMode;
 import io.txmsg.api.TxResult;
+import io.txmsg.testkit.db.H2QueryStatistics;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.TopicType;
 import io.txmsg.testkit.transport.TestTransport;
-import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.Locale;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -50,14 +47,16 @@ class SelfCheckStatementsTest {
 
   private static void assertSelfCheckOnlyWhenNeeded(ProducerHarness h, String selfCheck)
       throws Exception {
-    sql(h, "SET QUERY_STATISTICS TRUE");
+    H2QueryStatistics.start(h.db.dataSource());
     for (int i = 0; i < EXECUTES; i++) {
       String id = "clean-" + i + "-" + h.topic;
       TxResult<Object> r = h.txmsg.template().execute(h.message(id, i), pays(id, i));
       assertThat(r.outcome()).isEqualTo(TxResult.Outcome.COMMITTED);
       assertThat(h.paymentExists(id)).isTrue();
     }
-    assertThat(executions(h, selfCheck)).as("self-checks after clean actions").isZero();
+    assertThat(H2QueryStatistics.executions(h.db.dataSource(), selfCheck))
+        .as("self-checks after clean actions")
+        .isZero();
 
     // A failed statement the action declared ignorable: H2 kept the transaction (statement-level
     // rollback), but only the self-check can say so, and it runs.
@@ -78,31 +77,8 @@ class SelfCheckStatementsTest {
                   return null;
                 });
     assertThat(r.outcome()).isEqualTo(TxResult.Outcome.COMMITTED);
-    assertThat(executions(h, selfCheck)).as("self-check after an ignored failure").isEqualTo(1);
-  }
-
-  private static void sql(ProducerHarness h, String sql) throws Exception {
-    try (Connection c = h.db.dataSource().getConnection();
-        Statement s = c.createStatement()) {
-      s.execute(sql);
-    }
-  }
-
-  /** Executions of the statements whose text starts with {@code prefix} (case-insensitive). */
-  private static long executions(ProducerHarness h, String prefix) throws Exception {
-    long n = 0;
-    try (Connection c = h.db.dataSource().getConnection();
-        Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery(
-                "SELECT SQL_STATEMENT, EXECUTION_COUNT FROM INFORMATION_SCHEMA.QUERY_STATISTICS")) {
-      while (rs.next()) {
-        String sql = rs.getString(1).strip().replaceAll("\\s+", " ").toUpperCase(Locale.ROOT);
-        if (sql.startsWith(prefix)) {
-          n += rs.getLong(2);
-        }
-      }
-    }
-    return n;
+    assertThat(H2QueryStatistics.executions(h.db.dataSource(), selfCheck))
+        .as("self-check after an ignored failure")
+        .isEqualTo(1);
   }
 }
