@@ -57,6 +57,10 @@ final class ConsumerHarness implements AutoCloseable {
   final StoreTransactions storeTx;
   final Map<String, AtomicInteger> outcomes = new ConcurrentHashMap<>();
   final Map<String, List<ConsumeOutcome>> byEvent = new ConcurrentHashMap<>();
+
+  /** The same outcomes labelled with the group's name (its part before the topic), for messages. */
+  final Map<String, List<String>> labelledByEvent = new ConcurrentHashMap<>();
+
   volatile Predicate<String> dropAck = id -> false;
   private final ProducerChannel producer;
   private final List<TxConsumers> consumers = new ArrayList<>();
@@ -119,6 +123,9 @@ final class ConsumerHarness implements AutoCloseable {
               byEvent
                   .computeIfAbsent(id, k -> new java.util.concurrent.CopyOnWriteArrayList<>())
                   .add(outcome);
+              labelledByEvent
+                  .computeIfAbsent(id, k -> new java.util.concurrent.CopyOnWriteArrayList<>())
+                  .add(group.replace("-" + topic, "") + ":" + outcome);
             })
         .interceptor(
             new ConsumerInterceptor() {
@@ -269,7 +276,7 @@ final class ConsumerHarness implements AutoCloseable {
   String outcomesOf(String... eventIds) {
     StringBuilder s = new StringBuilder();
     for (String id : eventIds) {
-      s.append(id).append('=').append(byEvent.getOrDefault(id, List.of())).append(' ');
+      s.append(id).append('=').append(labelledByEvent.getOrDefault(id, List.of())).append(' ');
     }
     return s.toString().strip();
   }

@@ -138,6 +138,13 @@ class VersionGuardTest {
                       .gapPolicy(GapPolicy.APPLY, Duration.ofSeconds(1))));
       h.sendPaid("v1", "o1", 1, 1);
       awaitDb("v1", WAIT, () -> "1".equals(applied(h, "o1")));
+      // Both groups must have applied v1 before v3 is sent: a group whose version row is still
+      // empty accepts any first version, so a park group that met v3 first would apply it and
+      // then call v1 stale (seen in CI when its v1 delivery lagged the apply group's).
+      await(
+          "v1 applied by the park group",
+          WAIT,
+          () -> h.outcome(parkGroup, ConsumeOutcome.APPLIED) == 1);
       h.sendPaid("v3", "o1", 3, 3);
       awaitDb("v3 applied after the wait", WAIT, () -> "1,3".equals(applied(h, "o1")));
       ConsumerHarness.await(
