@@ -213,6 +213,7 @@ final class StoreSection {
           archiver.run(
               new Archiver.Policy(
                   Duration.ofDays(1), Duration.ofDays(8), Duration.ofDays(1), null, 1000, false),
+              new Archiver.Audit("txmsg-bench", "benchmark round " + round),
               x -> {});
       StringBuilder line = new StringBuilder();
       for (Archiver.TableResult t : r.tables()) {

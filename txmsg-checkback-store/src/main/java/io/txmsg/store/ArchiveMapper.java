@@ -63,4 +63,28 @@ public interface ArchiveMapper {
 
   int deleteAttempt(
       @Param("retentionMillis") long retentionMillis, @Param("attemptIds") List<String> attemptIds);
+
+  /** Records a run as RUNNING before its first batch. */
+  void insertRun(
+      @Param("runId") String runId,
+      @Param("operator") String operator,
+      @Param("reason") String reason,
+      @Param("mode") String mode);
+
+  /**
+   * Adds a batch's rows to its run, in the batch's transaction.
+   *
+   * @param column one of {@link Archiver.Table#runColumn()}, never caller text
+   */
+  int addRunRows(
+      @Param("runId") String runId, @Param("column") String column, @Param("rows") long rows);
+
+  /** Ends a run: DONE, or FAILED with its error. */
+  int finishRun(
+      @Param("runId") String runId,
+      @Param("status") String status,
+      @Param("errorMessage") String errorMessage);
+
+  /** The newest runs first (index archive_run_started_ix). */
+  List<ArchiveRunRow> recentRuns(@Param("limit") int limit);
 }

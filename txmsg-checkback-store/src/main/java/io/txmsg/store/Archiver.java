@@ -7,6 +7,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
@@ -49,6 +50,51 @@ public final class Archiver {
     /** The table name without prefix, as operators know it. */
     public String label() {
       return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The {@code archive_run} column counting this table's rows. */
+    String runColumn() {
+      return label() + "_rows";
+    }
+  }
+
+  /** The {@code status} of an {@code archive_run} row. */
+  public enum RunStatus {
+    /** Started and not ended: still going, or the process died (its counts are what committed). */
+    RUNNING,
+    /** Every enabled table was archived until nothing eligible was left. */
+    DONE,
+    /** Stopped by an error, recorded in {@code error_message}; committed batches stay archived. */
+    FAILED
+  }
+
+  /** Longest {@link Audit#operator()} the {@code archive_run} table holds. */
+  public static final int MAX_OPERATOR_LENGTH = 128;
+
+  /** Longest {@link Audit#reason()} the {@code archive_run} table holds. */
+  public static final int MAX_REASON_LENGTH = 512;
+
+  /**
+   * Who runs an archive and why, recorded in {@code <prefix>archive_run} before the first batch.
+   *
+   * @throws IllegalArgumentException naming the field when it is blank or longer than the column
+   */
+  public record Audit(String operator, String reason) {
+    public Audit {
+      operator = requireText("operator", operator, MAX_OPERATOR_LENGTH);
+      reason = requireText("reason", reason, MAX_REASON_LENGTH);
+    }
+
+    private static String requireText(String field, String value, int max) {
+      if (value == null || value.isBlank()) {
+        throw new IllegalArgumentException(field + " must not be blank");
+      }
+      String v = value.strip();
+      if (v.length() > max) {
+        throw new IllegalArgumentException(
+            field + " is " + v.length() + " characters long; at most " + max + " are recorded");
+      }
+      return v;
     }
   }
 
@@ -117,8 +163,12 @@ public final class Archiver {
     }
   }
 
-  /** The outcome of a run, per table in the order archived. */
-  public record Result(List<TableResult> tables, boolean deleted) {
+  /**
+   * The outcome of a run, per table in the order archived.
+   *
+   * @param runId the run's row in {@code <prefix>archive_run}
+   */
+  public record Result(String runId, List<TableResult> tables, boolean deleted) {
     public long totalRows() {
       return tables.stream().mapToLong(TableResult::rows).sum();
     }
@@ -153,29 +203,80 @@ public final class Archiver {
   }
 
   /**
-   * Archives every enabled table until no eligible row is left.
+   * Archives every enabled table until no eligible row is left, recording the run in {@code
+   * <prefix>archive_run}: a RUNNING row before the first batch (if it cannot be written, nothing is
+   * archived), each batch's rows added in the batch's own transaction, then DONE, or FAILED with
+   * the error.
    *
    * @param progress called after each committed batch
-   * @throws Exception a database failure; batches committed before it stay archived
+   * @throws Exception a database failure; batches committed before it stay archived and counted
    */
-  public Result run(Policy policy, Consumer<Batch> progress) throws Exception {
+  public Result run(Policy policy, Audit audit, Consumer<Batch> progress) throws Exception {
+    String runId = UUID.randomUUID().toString();
+    transactions.run(
+        ArchiveMapper.class,
+        m -> {
+          m.insertRun(runId, audit.operator(), audit.reason(), policy.delete() ? "DELETE" : "MOVE");
+          return null;
+        });
     List<TableResult> results = new ArrayList<>();
-    for (Table t : Table.values()) {
-      if (policy.retention(t) != null) {
-        results.add(runTable(t, policy, progress));
+    try {
+      for (Table t : Table.values()) {
+        if (policy.retention(t) != null) {
+          results.add(runTable(runId, t, policy, progress));
+        }
       }
+    } catch (Exception | Error e) {
+      finish(runId, RunStatus.FAILED, e);
+      throw e;
     }
-    return new Result(List.copyOf(results), policy.delete());
+    finish(runId, RunStatus.DONE, null);
+    return new Result(runId, List.copyOf(results), policy.delete());
   }
 
-  private TableResult runTable(Table table, Policy policy, Consumer<Batch> progress)
+  /** The newest recorded runs first, at most {@code limit}. */
+  public List<ArchiveRunRow> recentRuns(int limit) throws Exception {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be at least 1, was " + limit);
+    }
+    return transactions.run(ArchiveMapper.class, m -> m.recentRuns(limit));
+  }
+
+  /**
+   * Ends the run's row. When a FAILED run cannot be recorded either (the database is gone), the
+   * original error is what the caller gets, with this one suppressed: the row stays RUNNING.
+   */
+  private void finish(String runId, RunStatus status, Throwable cause) throws Exception {
+    String message = cause == null ? null : errorMessage(cause);
+    try {
+      transactions.run(ArchiveMapper.class, m -> m.finishRun(runId, status.name(), message));
+    } catch (Exception e) {
+      if (cause == null) {
+        throw e;
+      }
+      cause.addSuppressed(e);
+    }
+  }
+
+  /** The database's own words when there are some (MyBatis wraps them in its SQL dump). */
+  private static String errorMessage(Throwable e) {
+    SQLException sql = SqlStates.find(e);
+    String m =
+        sql != null
+            ? "SQLState " + sql.getSQLState() + ": " + sql.getMessage()
+            : e.getClass().getSimpleName() + ": " + e.getMessage();
+    m = m.replace('\n', ' ').replace('\r', ' ').strip();
+    return m.length() <= MAX_REASON_LENGTH ? m : m.substring(0, MAX_REASON_LENGTH - 3) + "...";
+  }
+
+  private TableResult runTable(String runId, Table table, Policy policy, Consumer<Batch> progress)
       throws Exception {
     long start = System.nanoTime();
     long total = 0;
     int number = 0;
     int conflicts = 0;
     while (true) {
-      int moved = batch(table, policy);
+      int moved = batch(runId, table, policy);
       if (moved == CONFLICT) {
         // Retry with fresh keys, but do not spin forever against a persistent cause.
         if (++conflicts > MAX_CONFLICT_RETRIES) {
@@ -208,40 +309,14 @@ public final class Archiver {
    * One batch in one transaction: the rows moved; 0 when nothing is eligible; {@link #CONFLICT}
    * when it was rolled back after losing a race.
    */
-  private int batch(Table table, Policy policy) throws Exception {
+  private int batch(String runId, Table table, Policy policy) throws Exception {
     long ms = policy.retention(table).toMillis();
     int limit = policy.batchSize();
     boolean delete = policy.delete();
     try {
       return transactions.run(
           ArchiveMapper.class,
-          m ->
-              switch (table) {
-                case JOURNAL -> {
-                  List<String> ids = m.selectJournal(ms, limit);
-                  yield ids.isEmpty()
-                      ? 0
-                      : delete
-                          ? nonEmpty(m.deleteJournal(ms, ids))
-                          : checked(m.copyJournal(ms, ids), m.deleteJournal(ms, ids));
-                }
-                case CONSUME_LOG -> {
-                  List<ArchiveMapper.ConsumeLogKey> keys = m.selectConsumeLog(ms, limit);
-                  yield keys.isEmpty()
-                      ? 0
-                      : delete
-                          ? nonEmpty(m.deleteConsumeLog(ms, keys))
-                          : checked(m.copyConsumeLog(ms, keys), m.deleteConsumeLog(ms, keys));
-                }
-                case ATTEMPT -> {
-                  List<String> ids = m.selectAttempt(ms, limit);
-                  yield ids.isEmpty()
-                      ? 0
-                      : delete
-                          ? nonEmpty(m.deleteAttempt(ms, ids))
-                          : checked(m.copyAttempt(ms, ids), m.deleteAttempt(ms, ids));
-                }
-              });
+          m -> counted(m, runId, table, moveBatch(m, table, ms, limit, delete)));
     } catch (BatchConflict e) {
       return CONFLICT;
     } catch (Exception e) {
@@ -250,6 +325,43 @@ public final class Archiver {
       }
       throw e;
     }
+  }
+
+  /** Adds a batch's rows to its run in the batch's transaction: the count commits with the rows. */
+  private static int counted(ArchiveMapper m, String runId, Table table, int moved) {
+    if (moved > 0 && m.addRunRows(runId, table.runColumn(), moved) != 1) {
+      throw new IllegalStateException("archive_run row " + runId + " is gone; batch rolled back");
+    }
+    return moved;
+  }
+
+  private static int moveBatch(ArchiveMapper m, Table table, long ms, int limit, boolean delete) {
+    return switch (table) {
+      case JOURNAL -> {
+        List<String> ids = m.selectJournal(ms, limit);
+        yield ids.isEmpty()
+            ? 0
+            : delete
+                ? nonEmpty(m.deleteJournal(ms, ids))
+                : checked(m.copyJournal(ms, ids), m.deleteJournal(ms, ids));
+      }
+      case CONSUME_LOG -> {
+        List<ArchiveMapper.ConsumeLogKey> keys = m.selectConsumeLog(ms, limit);
+        yield keys.isEmpty()
+            ? 0
+            : delete
+                ? nonEmpty(m.deleteConsumeLog(ms, keys))
+                : checked(m.copyConsumeLog(ms, keys), m.deleteConsumeLog(ms, keys));
+      }
+      case ATTEMPT -> {
+        List<String> ids = m.selectAttempt(ms, limit);
+        yield ids.isEmpty()
+            ? 0
+            : delete
+                ? nonEmpty(m.deleteAttempt(ms, ids))
+                : checked(m.copyAttempt(ms, ids), m.deleteAttempt(ms, ids));
+      }
+    };
   }
 
   /**

@@ -25,6 +25,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 /** The Archiver API on every enabled database (the CLI tests cover retention and statuses). */
 class ArchiverTest {
   private static final String DB = "io.txmsg.testkit.db.TestDatabases#enabled";
+  private static final Archiver.Audit AUDIT = new Archiver.Audit("alice", "disk at 80 %");
 
   /** Journal only, everything older than "now" (retention zero), no consume-log floor. */
   private static Archiver.Policy journalOnly(int batchSize) {
@@ -75,7 +76,7 @@ class ArchiverTest {
           .containsExactly(java.util.Map.entry(Archiver.Table.JOURNAL, 250L));
 
       List<Archiver.Batch> batches = new ArrayList<>();
-      Archiver.Result result = archiver.run(journalOnly(100), batches::add);
+      Archiver.Result result = archiver.run(journalOnly(100), AUDIT, batches::add);
 
       assertThat(batches).extracting(Archiver.Batch::rows).containsExactly(100, 100, 50);
       assertThat(batches).extracting(Archiver.Batch::tableRows).containsExactly(100L, 200L, 250L);
@@ -102,7 +103,9 @@ class ArchiverTest {
         for (int i = 0; i < 2; i++) {
           runs.add(
               pool.submit(
-                  () -> new Archiver(db.dataSource(), store).run(journalOnly(50), batches::add)));
+                  () ->
+                      new Archiver(db.dataSource(), store)
+                          .run(journalOnly(50), AUDIT, batches::add)));
         }
         long moved = 0;
         for (Future<Archiver.Result> r : runs) {
@@ -117,6 +120,70 @@ class ArchiverTest {
       assertThat(count(db.dataSource(), "SELECT COUNT(*) FROM txmsg_journal_archive"))
           .isEqualTo(1500);
     }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void aFailedRunIsRecordedFailedWithTheRowsItsCommittedBatchesMoved(TestDatabase kind)
+      throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      TxmsgStore store = fill(db, 120, 0);
+      try (Connection c = db.dataSource().getConnection();
+          Statement s = c.createStatement()) {
+        // The consume-log step cannot copy: the journal batches commit, then the run fails.
+        s.execute("DROP TABLE txmsg_consume_log_archive");
+      }
+      Archiver archiver = new Archiver(db.dataSource(), store);
+      Archiver.Policy both =
+          new Archiver.Policy(Duration.ZERO, Duration.ZERO, null, Duration.ZERO, 50, false);
+      new StoreTransactions(db.dataSource(), store)
+          .run(ConsumeLogMapper.class, m -> m.insertClaim("g", "c1", "Paid", "h", "SUCCESS", 1));
+      Thread.sleep(20);
+
+      assertThatThrownBy(() -> archiver.run(both, AUDIT, b -> {}))
+          .hasMessageContaining("consume_log_archive");
+
+      List<ArchiveRunRow> runs = archiver.recentRuns(10);
+      assertThat(runs).hasSize(1);
+      ArchiveRunRow run = runs.get(0);
+      assertThat(run.getStatus()).isEqualTo("FAILED");
+      assertThat(run.getOperator()).isEqualTo("alice");
+      assertThat(run.getReason()).isEqualTo("disk at 80 %");
+      assertThat(run.getJournalRows()).isEqualTo(120);
+      assertThat(run.getConsumeLogRows()).isZero();
+      assertThat(run.getErrorMessage()).containsIgnoringCase("consume_log_archive");
+      assertThat(run.getFinishedAt()).isNotNull();
+      assertThat(count(db.dataSource(), "SELECT COUNT(*) FROM txmsg_journal_archive"))
+          .isEqualTo(120);
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void nothingIsArchivedWhenTheRunCannotBeRecorded(TestDatabase kind) throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      TxmsgStore store = fill(db, 10, 0);
+      try (Connection c = db.dataSource().getConnection();
+          Statement s = c.createStatement()) {
+        s.execute("DROP TABLE txmsg_archive_run");
+      }
+      assertThatThrownBy(
+              () -> new Archiver(db.dataSource(), store).run(journalOnly(50), AUDIT, b -> {}))
+          .hasMessageContaining("archive_run");
+      assertThat(count(db.dataSource(), "SELECT COUNT(*) FROM txmsg_journal")).isEqualTo(10);
+      assertThat(count(db.dataSource(), "SELECT COUNT(*) FROM txmsg_journal_archive")).isZero();
+    }
+  }
+
+  @Test
+  void theAuditNamesTheFieldThatIsBlankOrTooLong() {
+    assertThatThrownBy(() -> new Archiver.Audit(" ", "r"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("operator must not be blank");
+    assertThatThrownBy(() -> new Archiver.Audit("a", null)).hasMessage("reason must not be blank");
+    assertThatThrownBy(() -> new Archiver.Audit("a", "x".repeat(Archiver.MAX_REASON_LENGTH + 1)))
+        .hasMessageStartingWith("reason is 513 characters long");
+    assertThat(new Archiver.Audit(" bob ", " why ")).isEqualTo(new Archiver.Audit("bob", "why"));
   }
 
   @Test

@@ -39,6 +39,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class SchemaMigrationTest {
   private static final String DB = "io.txmsg.testkit.db.TestDatabases#enabled";
   private static final String PREFIX = "txmsg_";
+  private static final Archiver.Audit AUDIT = new Archiver.Audit("test", "schema migration test");
 
   /** What a release before schema versions installed: the V1 file, nothing else. */
   static void installV1(DataSource ds, String prefix) throws Exception {
@@ -173,11 +174,14 @@ class SchemaMigrationTest {
 
       SchemaUpgrade upgrade = schema.apply();
       assertThat(upgrade.from()).isEqualTo(1);
-      assertThat(upgrade.to()).isEqualTo(2);
+      assertThat(upgrade.to()).isEqualTo(3);
       assertThat(upgrade.statements())
-          .isEqualTo(SchemaScripts.version(Dialect.H2, PREFIX, 2).size());
+          .isEqualTo(
+              SchemaScripts.version(Dialect.H2, PREFIX, 2).size()
+                  + SchemaScripts.version(Dialect.H2, PREFIX, 3).size());
       assertThat(upgrade.alreadyApplied()).isZero();
-      assertThat(versionRow(ds)).isEqualTo(2);
+      assertThat(versionRow(ds)).isEqualTo(3);
+      assertThat(columns(ds, PREFIX + "archive_run")).startsWith("run_id", "operator", "reason");
 
       // Every V1 value is unchanged; the new columns hold HALF_MESSAGE and NULL.
       Map<String, Map<String, Object>> after = journal(ds);
@@ -233,7 +237,10 @@ class SchemaMigrationTest {
       tx.run(JournalMapper.class, m -> m.insert(send, 1000) + m.markSent(List.of("a1")));
       Thread.sleep(20); // updated_at strictly before the archiver's "now"
       new Archiver(ds, store)
-          .run(new Archiver.Policy(Duration.ZERO, null, null, Duration.ZERO, 10, false), b -> {});
+          .run(
+              new Archiver.Policy(Duration.ZERO, null, null, Duration.ZERO, 10, false),
+              AUDIT,
+              b -> {});
       try (Connection c = ds.getConnection();
           Statement s = c.createStatement();
           ResultSet rs =
@@ -269,9 +276,9 @@ class SchemaMigrationTest {
 
       SchemaUpgrade upgrade = migrator(db).apply();
       assertThat(upgrade.from()).isEqualTo(1);
-      assertThat(upgrade.to()).isEqualTo(2);
+      assertThat(upgrade.to()).isEqualTo(3);
       assertThat(upgrade.alreadyApplied()).isEqualTo(1);
-      assertThat(versionRow(ds)).isEqualTo(2);
+      assertThat(versionRow(ds)).isEqualTo(3);
       assertThat(journal(ds).get("e1")).containsEntry("publish_mode", "HALF_MESSAGE");
     }
   }
@@ -406,7 +413,7 @@ class SchemaMigrationTest {
         }
       }
       assertThat(migrator(db).apply().changed()).isTrue();
-      assertThat(versionRow(ds)).isEqualTo(2);
+      assertThat(versionRow(ds)).isEqualTo(3);
     }
   }
 
@@ -427,7 +434,7 @@ class SchemaMigrationTest {
           .isInstanceOf(SchemaVersionException.class)
           .hasMessageContaining("at V1")
           .hasMessageContaining("txmsg_schema")
-          .hasMessageContaining("this release needs V2")
+          .hasMessageContaining("this release needs V3")
           .hasMessageContaining("txmsg schema apply --jdbc-url <url> --prefix txmsg_")
           .satisfies(
               e ->
@@ -444,7 +451,7 @@ class SchemaMigrationTest {
             .as("createSchema=" + create)
             .isInstanceOf(SchemaVersionException.class)
             .hasMessageContaining("at V99 according to txmsg_schema")
-            .hasMessageContaining("this release understands up to V2")
+            .hasMessageContaining("this release understands up to V3")
             .hasMessageContaining("upgrade txmsg");
       }
       assertThatThrownBy(() -> migrator(db).plan()).isInstanceOf(SchemaVersionException.class);
@@ -458,7 +465,7 @@ class SchemaMigrationTest {
       SchemaPlan plan = SchemaScripts.plan(d, PREFIX, SchemaStatus.empty(PREFIX));
       assertThat(plan.steps())
           .extracting(SchemaPlan.Step::title)
-          .containsExactly("the schema-version table txmsg_schema", "V1", "V2");
+          .containsExactly("the schema-version table txmsg_schema", "V1", "V2", "V3");
       assertThat(plan.steps().get(0).recordVersion())
           .startsWith("INSERT INTO txmsg_schema")
           .contains("'txmsg', 0,");
@@ -468,20 +475,24 @@ class SchemaMigrationTest {
       assertThat(plan.steps().get(2).recordVersion())
           .startsWith("UPDATE txmsg_schema SET version = 2")
           .endsWith("AND version = 1");
+      assertThat(plan.steps().get(3).recordVersion())
+          .startsWith("UPDATE txmsg_schema SET version = 3")
+          .endsWith("AND version = 2");
       assertThat(SchemaInstaller.statements(d, PREFIX)).isEqualTo(plan.statements());
       // The rendered script is the same statements again (what `txmsg schema print` shows).
       assertThat(SchemaScripts.read(renderedResource(plan), PREFIX)).isEqualTo(plan.statements());
 
       SchemaPlan fromV1 = SchemaScripts.plan(d, PREFIX, new SchemaStatus(PREFIX, 1, true, true));
-      assertThat(fromV1.steps()).extracting(SchemaPlan.Step::title).containsExactly("V2");
+      assertThat(fromV1.steps()).extracting(SchemaPlan.Step::title).containsExactly("V2", "V3");
       // A database installed before schema versions gets the table and its V1 row first.
       SchemaPlan legacy = SchemaScripts.plan(d, PREFIX, new SchemaStatus(PREFIX, 1, false, false));
       assertThat(legacy.steps())
           .extracting(SchemaPlan.Step::title)
-          .containsExactly("the schema-version table txmsg_schema", "V2");
+          .containsExactly("the schema-version table txmsg_schema", "V2", "V3");
       assertThat(legacy.steps().get(0).recordVersion()).contains("'txmsg', 1,");
-      assertThat(fromV1.render()).contains("V1 -> V2", d.id() + "-V2__txmsg.sql");
-      SchemaPlan current = SchemaScripts.plan(d, PREFIX, new SchemaStatus(PREFIX, 2, true, true));
+      assertThat(fromV1.render())
+          .contains("V1 -> V3", d.id() + "-V2__txmsg.sql", d.id() + "-V3__txmsg.sql");
+      SchemaPlan current = SchemaScripts.plan(d, PREFIX, new SchemaStatus(PREFIX, 3, true, true));
       assertThat(current.isEmpty()).isTrue();
       assertThat(current.render()).contains("nothing to do");
     }

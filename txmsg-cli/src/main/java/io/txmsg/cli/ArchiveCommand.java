@@ -20,7 +20,8 @@ import picocli.CommandLine.TypeConversionException;
 /**
  * {@code txmsg archive}: moves terminal rows older than their table's retention to the {@code
  * *_archive} tables (or deletes them with {@code --delete}) through {@link Archiver}, printing
- * progress per batch. The only writing command, so it requires {@code --reason}.
+ * progress per batch. The only writing command, so it requires {@code --reason}; each run is
+ * recorded in {@code <prefix>archive_run} ({@link ArchiveRunsCommand} lists them).
  */
 @Command(
     name = "archive",
@@ -92,16 +93,23 @@ final class ArchiveCommand extends DbCommand {
       names = "--reason",
       required = true,
       paramLabel = "<text>",
-      description = "Why (required; printed with the operator).")
+      description =
+          "Why (required, at most "
+              + Archiver.MAX_REASON_LENGTH
+              + " characters; recorded with the operator in <prefix>archive_run).")
   String reason;
 
   @Option(
       names = "--operator",
       paramLabel = "<name>",
-      description = "Who runs this (default: the OS user).")
+      description =
+          "Who runs this (default: the OS user; at most "
+              + Archiver.MAX_OPERATOR_LENGTH
+              + " characters).")
   String operator = System.getProperty("user.name");
 
   private Archiver.Policy policy;
+  private Archiver.Audit audit;
 
   /** Table names as operators type them: journal, consume_log (or consume-log), attempt. */
   static final class TableConverter implements ITypeConverter<Table> {
@@ -120,6 +128,11 @@ final class ArchiveCommand extends DbCommand {
   void validate() {
     if (reason.isBlank()) {
       throw usage("--reason must not be blank");
+    }
+    try {
+      audit = new Archiver.Audit(operator, reason);
+    } catch (IllegalArgumentException e) {
+      throw usage("--" + e.getMessage());
     }
     Set<Table> chosen = EnumSet.copyOf(tables);
     // Archiver.Policy refuses this too; checked here first for a message in the options' terms.
@@ -180,6 +193,7 @@ final class ArchiveCommand extends DbCommand {
     Archiver.Result result =
         archiver.run(
             policy,
+            audit,
             b -> {
               progress.printf(
                   Locale.ROOT,
@@ -202,6 +216,7 @@ final class ArchiveCommand extends DbCommand {
         m.put("rows_per_second", Math.round(t.rowsPerSecond()));
         tablesDoc.add(m);
       }
+      doc.put("run_id", result.runId());
       doc.put("tables", tablesDoc);
       doc.put("total_rows", result.totalRows());
       out.json(doc);
@@ -217,6 +232,7 @@ final class ArchiveCommand extends DbCommand {
       }
       out.printAligned(
           List.of("TABLE", delete ? "DELETED" : "ARCHIVED", "SECONDS", "ROWS_PER_S"), rows);
+      out.writer().println("recorded as run " + result.runId() + " (txmsg archive-runs)");
     }
     return TxmsgCli.OK;
   }

@@ -26,6 +26,7 @@ import picocli.CommandLine.Command;
       DlqCommand.class,
       ReplayCommand.class,
       ArchiveCommand.class,
+      ArchiveRunsCommand.class,
       SchemaCommand.class,
       CommandLine.HelpCommand.class
     },

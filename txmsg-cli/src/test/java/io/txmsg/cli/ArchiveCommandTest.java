@@ -119,6 +119,59 @@ class ArchiveCommandTest {
 
   @ParameterizedTest
   @MethodSource(DB)
+  void everyRunIsRecordedWithOperatorReasonAndCountsAndListedNewestFirst(TestDatabase kind)
+      throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      OpsRows rows = new OpsRows(db.dataSource());
+      fill(rows);
+      Cli cli = new Cli(db, dir);
+
+      assertThat(cli.run("archive", "--reason", "look first", "--dry-run").exitCode()).isZero();
+      Cli.Run none = cli.run("archive-runs", "--json");
+      assertThat(none.exitCode()).as(none.err()).isZero();
+      assertThat(none.json().get("runs")).as("a dry run changes nothing").isEmpty();
+
+      Cli.Run move =
+          cli.run("archive", "--reason", "INC-7 disk at 80 %", "--operator", "bob", "--json");
+      assertThat(move.exitCode()).as(move.err()).isZero();
+      String moveId = move.json().get("run_id").asText();
+      Thread.sleep(5); // started_at orders the runs (milliseconds)
+      Cli.Run delete =
+          cli.run("archive", "--reason", "young rows too", "--delete", "--journal-retention", "0s");
+      assertThat(delete.exitCode()).as(delete.err()).isZero();
+      assertThat(delete.out()).contains("recorded as run ");
+
+      Cli.Run list = cli.run("archive-runs", "--json");
+      assertThat(list.exitCode()).as(list.err()).isZero();
+      JsonNode runs = list.json().get("runs");
+      assertThat(runs).hasSize(2);
+      JsonNode newest = runs.get(0);
+      assertThat(newest.get("mode").asText()).isEqualTo("DELETE");
+      assertThat(newest.get("status").asText()).isEqualTo("DONE");
+      assertThat(newest.get("operator").asText()).isEqualTo(System.getProperty("user.name"));
+      assertThat(newest.get("journal_rows").asLong()).as("sent-young").isEqualTo(1);
+      JsonNode older = runs.get(1);
+      assertThat(older.get("run_id").asText()).isEqualTo(moveId);
+      assertThat(older.get("operator").asText()).isEqualTo("bob");
+      assertThat(older.get("reason").asText()).isEqualTo("INC-7 disk at 80 %");
+      assertThat(older.get("mode").asText()).isEqualTo("MOVE");
+      assertThat(older.get("status").asText()).isEqualTo("DONE");
+      assertThat(older.get("journal_rows").asLong()).isEqualTo(JOURNAL_MOVED.size());
+      assertThat(older.get("consume_log_rows").asLong()).isEqualTo(CONSUME_LOG_MOVED.size());
+      assertThat(older.get("attempt_rows").asLong()).isEqualTo(2);
+      assertThat(older.get("finished_at").isNull()).isFalse();
+      assertThat(older.get("error_message").isNull()).isTrue();
+
+      Cli.Run text = cli.run("archive-runs", "--limit", "1");
+      assertThat(text.exitCode()).as(text.err()).isZero();
+      assertThat(text.out())
+          .contains("RUN_ID", "OPERATOR", "JOURNAL_ROWS", "young rows too", "(1 runs)")
+          .doesNotContain("bob");
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
   void deleteModeDeletesWithoutArchivingAndDryRunChangesNothing(TestDatabase kind)
       throws Exception {
     try (DatabaseFixture db = kind.open()) {

@@ -63,6 +63,10 @@ class UsageTest {
   void archiveWithoutReasonIsAUsageError() {
     assertUsageError(Cli.raw("archive", "--jdbc-url", URL), "--reason");
     assertUsageError(Cli.raw("archive", "--reason", " ", "--jdbc-url", URL), "--reason");
+    assertUsageError(
+        Cli.raw("archive", "--reason", "r", "--operator", "o".repeat(129), "--jdbc-url", URL),
+        "--operator is 129 characters long; at most 128 are recorded");
+    assertUsageError(Cli.raw("archive-runs", "--limit", "0", "--jdbc-url", URL), "--limit must be");
   }
 
   @Test
@@ -72,7 +76,7 @@ class UsageTest {
         Cli.raw("schema", "print", "--from", "1", "--jdbc-url", URL), "--from needs --dialect");
     assertUsageError(Cli.raw("schema", "print", "--dialect", "oracle"), "unknown dialect 'oracle'");
     assertUsageError(
-        Cli.raw("schema", "print", "--dialect", "h2", "--from", "7"), "--from must be 0..2");
+        Cli.raw("schema", "print", "--dialect", "h2", "--from", "7"), "--from must be 0..3");
     assertUsageError(
         Cli.rawWithoutEnvironment("schema", "print", "--dialect", "h2", "--prefix", "Bad-"),
         "--prefix");
