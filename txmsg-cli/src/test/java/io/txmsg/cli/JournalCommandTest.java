@@ -35,6 +35,41 @@ class JournalCommandTest {
     return out;
   }
 
+  /**
+   * Filters are bound values, never SQL: text made to break out of a quoted literal matches no row
+   * and changes nothing, on every command that takes one; a prefix is an identifier or a usage
+   * error before any connection.
+   */
+  @ParameterizedTest
+  @MethodSource(DB)
+  void filtersWithSqlMetacharactersAreValuesAndAPrefixWithThemIsRefused(TestDatabase kind)
+      throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      OpsRows rows = new OpsRows(db.dataSource());
+      fill(rows);
+      Cli cli = new Cli(db, dir);
+      String hostile = "x' OR '1'='1'; DELETE FROM txmsg_journal; --";
+      for (String option : List.of("--business-key", "--destination", "--event-type")) {
+        Cli.Run run = cli.run("journal", "list", option, hostile, "--json");
+        assertThat(run.exitCode()).as(option + ": " + run.err()).isZero();
+        assertThat(ids(run.json())).as(option).isEmpty();
+      }
+      Cli.Run dlq = cli.run("dlq", "list", "--group", hostile, "--business-key", hostile, "--json");
+      assertThat(dlq.exitCode()).as(dlq.err()).isZero();
+      assertThat(cli.run("trace", hostile).exitCode()).isNotEqualTo(TxmsgCli.DATABASE);
+      assertThat(cli.run("journal", "show", hostile).exitCode()).isNotEqualTo(TxmsgCli.DATABASE);
+      assertThat(rows.column("SELECT event_id FROM txmsg_journal ORDER BY event_id"))
+          .containsExactly("e1", "e2", "e3", "e4", "e5", "e6");
+
+      for (String prefix : List.of("txmsg_; DROP TABLE txmsg_journal; --", "a' OR '1", "x y_")) {
+        Cli.Run run = cli.run("journal", "list", "--prefix", prefix);
+        assertThat(run.exitCode()).as(prefix).isEqualTo(TxmsgCli.USAGE);
+        assertThat(run.err()).as(prefix).contains("tablePrefix", "[a-z][a-z0-9_]{0,23}");
+      }
+      assertThat(rows.column("SELECT event_id FROM txmsg_journal ORDER BY event_id")).hasSize(6);
+    }
+  }
+
   @ParameterizedTest
   @MethodSource(DB)
   void listFiltersAndKeysetPaging(TestDatabase kind) throws Exception {
