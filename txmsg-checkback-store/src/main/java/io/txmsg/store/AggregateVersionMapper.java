@@ -37,4 +37,26 @@ public interface AggregateVersionMapper {
       @Param("group") String group,
       @Param("aggregateType") String aggregateType,
       @Param("aggregateId") String aggregateId);
+
+  /**
+   * PostgreSQL only ({@link Dialect#upsertsVersionRows()}): inserts the row with this version, or
+   * updates it when its last applied version is NULL or lower. 1: applied; 0: not newer.
+   */
+  int upsertMonotonic(
+      @Param("group") String group,
+      @Param("aggregateType") String aggregateType,
+      @Param("aggregateId") String aggregateId,
+      @Param("version") long version,
+      @Param("eventId") String eventId);
+
+  /**
+   * PostgreSQL only: inserts the row with this version, or updates it when its last applied version
+   * is NULL or exactly one lower. 1: applied; 0: stale or a gap (the caller reads which).
+   */
+  int upsertContiguous(
+      @Param("group") String group,
+      @Param("aggregateType") String aggregateType,
+      @Param("aggregateId") String aggregateId,
+      @Param("version") long version,
+      @Param("eventId") String eventId);
 }

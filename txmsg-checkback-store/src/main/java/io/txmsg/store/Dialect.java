@@ -231,6 +231,16 @@ public enum Dialect {
     this.alreadyExists = alreadyExists;
   }
 
+  /**
+   * Whether the consumer's version guard reaches its {@code aggregate_version} row with one upsert
+   * in the claim transaction (PostgreSQL: {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE}, where
+   * a conflict aborts nothing), instead of an insert-if-absent in a transaction of its own followed
+   * by a conditional UPDATE (H2, MariaDB).
+   */
+  public boolean upsertsVersionRows() {
+    return this == POSTGRESQL;
+  }
+
   /** The MyBatis databaseId and the schema file prefix. */
   public String id() {
     return id;

@@ -26,7 +26,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import org.apache.ibatis.session.SqlSession;
@@ -66,13 +65,7 @@ final class ConsumePipeline {
   private final ConsumerObservations observations;
   private final Map<String, Long> gapFirstSeen = new ConcurrentHashMap<>();
 
-  /**
-   * Version rows known to exist (nothing deletes them): a known aggregate costs no extra
-   * transaction. Bounded by clearing: forgetting only costs one insert-if-absent again.
-   */
-  private final Set<String> knownVersionRows = ConcurrentHashMap.newKeySet();
-
-  private static final int KNOWN_VERSION_ROWS_MAX = 100_000;
+  private final VersionGuard versionGuard;
 
   ConsumePipeline(
       TxmsgStore store,
@@ -93,6 +86,7 @@ final class ConsumePipeline {
     this.claimIsolation = claimIsolation;
     this.serializer = serializer;
     this.parking = new Parking(storeTx, listener);
+    this.versionGuard = new VersionGuard(storeTx, store.dialect().upsertsVersionRows());
     this.maxEventAge = maxEventAge;
     this.commandsRecorded = commandsRecorded;
   }
@@ -174,7 +168,7 @@ final class ConsumePipeline {
     HandlerDefinition<?> def = route.definition();
     try {
       if (def.versionGuard()) {
-        ensureVersionRow(group, e);
+        versionGuard.prepare(group, e.aggregateType(), e.aggregateId());
       }
       Step step =
           transactions.inTransaction(
@@ -218,7 +212,14 @@ final class ConsumePipeline {
       ConsumeLogMapper consumeLog = s.getMapper(ConsumeLogMapper.class);
       String claimed = claim(consumeLog, group, e, replayId != null);
       if (def.versionGuard()
-          && !guard(s.getMapper(AggregateVersionMapper.class), group, e, def, forceMonotonic)) {
+          && !versionGuard.apply(
+              s.getMapper(AggregateVersionMapper.class),
+              group,
+              e.aggregateType(),
+              e.aggregateId(),
+              e.aggregateVersion(),
+              e.eventId(),
+              def.versionPolicy() == VersionPolicy.CONTIGUOUS && !forceMonotonic)) {
         finish(consumeLog, group, e, claimed, ConsumeStatus.SKIPPED_STALE.name(), null);
         markReplayed(s, group, e, replayId);
         return Step.STALE;
@@ -300,65 +301,6 @@ final class ConsumePipeline {
     }
   }
 
-  /**
-   * ONE conditional UPDATE. True: this version is applied now. False: stale (skip). A contiguous
-   * gap throws {@link GapException} so the transaction rolls back and the broker redelivers.
-   */
-  private static boolean guard(
-      AggregateVersionMapper versions,
-      String group,
-      IncomingEvent e,
-      HandlerDefinition<?> def,
-      boolean forceMonotonic) {
-    boolean contiguous = def.versionPolicy() == VersionPolicy.CONTIGUOUS && !forceMonotonic;
-    int n =
-        contiguous
-            ? versions.applyContiguous(
-                group, e.aggregateType(), e.aggregateId(), e.aggregateVersion(), e.eventId())
-            : versions.applyMonotonic(
-                group, e.aggregateType(), e.aggregateId(), e.aggregateVersion(), e.eventId());
-    if (n == 1) {
-      return true;
-    }
-    Long last = versions.lastApplied(group, e.aggregateType(), e.aggregateId());
-    if (last == null) {
-      throw new VersionRowMissingException(e.aggregateType() + "/" + e.aggregateId());
-    }
-    if (e.aggregateVersion() <= last) {
-      return false;
-    }
-    throw new GapException(last);
-  }
-
-  /**
-   * Creates the version row in its own short transaction, never inside the claim: one
-   * insert-if-absent (PG ON CONFLICT DO NOTHING, MariaDB INSERT IGNORE; on H2 a duplicate key means
-   * a concurrent creator won), skipped for rows this process has seen already.
-   */
-  private void ensureVersionRow(String group, IncomingEvent e) throws Exception {
-    String key = versionKey(group, e);
-    if (knownVersionRows.contains(key)) {
-      return;
-    }
-    try {
-      storeTx.run(
-          AggregateVersionMapper.class,
-          m -> m.insertIfAbsent(group, e.aggregateType(), e.aggregateId()));
-    } catch (Exception ex) {
-      if (!SqlStates.isDuplicateKey(ex)) {
-        throw ex;
-      }
-    }
-    if (knownVersionRows.size() >= KNOWN_VERSION_ROWS_MAX) {
-      knownVersionRows.clear();
-    }
-    knownVersionRows.add(key);
-  }
-
-  private static String versionKey(String group, IncomingEvent e) {
-    return group + '|' + e.aggregateType() + '|' + e.aggregateId();
-  }
-
   @SuppressWarnings("unchecked")
   private static void invoke(Route route, Object payload, HandlerContext ctx) throws Exception {
     Semaphore permits = route.permits();
@@ -410,9 +352,6 @@ final class ConsumePipeline {
 
   private ConsumeOutcome failed(
       String group, IncomingEvent e, Route route, Throwable cause, int parkAt, String replayId) {
-    if (cause instanceof VersionRowMissingException) {
-      knownVersionRows.remove(versionKey(group, e)); // deleted by hand: create it again
-    }
     boolean permanent = FailureClassifier.isPermanent(cause, route.definition().permanent());
     if (replayId != null) {
       throw new ReplayFailedException(cause, permanent);
