@@ -103,9 +103,13 @@ final class StoreSection {
    */
   private void reconcilerRepublish() throws Exception {
     int rows = b.opt.consumeMessages / 2;
+    int wide = new TxProducerSettings().reconcileConcurrency();
     List<Double> rates = new ArrayList<>();
     List<Double> rawRates = new ArrayList<>();
-    try (TxProducer rc = reconcilerProducer();
+    List<Double> wideRates = new ArrayList<>();
+    List<Double> wideRawRates = new ArrayList<>();
+    try (TxProducer rc = reconcilerProducer(1);
+        TxProducer rcWide = reconcilerProducer(wide);
         RawClient raw = new RawClient(b, b.txTopic)) {
       Messages messages = new Messages(b.provider);
       Load.Op rawSend =
@@ -115,22 +119,35 @@ final class StoreSection {
             tx.commit();
           };
       for (int round = 1; round <= b.opt.rounds; round++) {
-        fillDuePending("rc" + round + b.run, rows);
-        long t0 = System.nanoTime();
-        long done = republishAll(rc.reconciler());
-        rates.add(done / ((System.nanoTime() - t0) / 1e9));
-        BenchSupport.drain(b.ds, RC_PREFIX);
-        Load.Result r = Load.run("rr", 1, b.opt.warmupMs, b.opt.measureMs, rawSend);
-        rawRates.add(r.perSecond());
+        rates.add(republishRate(rc, "rc" + round + b.run, rows));
+        rawRates.add(Load.run("rr", 1, b.opt.warmupMs, b.opt.measureMs, rawSend).perSecond());
+        wideRates.add(republishRate(rcWide, "rw" + round + b.run, rows));
+        wideRawRates.add(
+            Load.run("rw", wide, b.opt.warmupMs, b.opt.measureMs, rawSend).perSecond());
         progress(
-            "round %d reconciler republished %d rows at %.0f rows/s; raw send %.0f/s",
-            round, done, rates.get(rates.size() - 1), r.perSecond());
+            "round %d reconciler %.0f rows/s (1 in flight), raw %.0f/s (1 thread); %.0f rows/s"
+                + " (%d in flight), raw %.0f/s (%d threads)",
+            round, last(rates), last(rawRates), last(wideRates), wide, last(wideRawRates), wide);
       }
     }
-    writeReconcilerReport(rows, rates, rawRates);
+    writeReconcilerReport(rows, wide, rates, rawRates, wideRates, wideRawRates);
   }
 
-  private TxProducer reconcilerProducer() throws Exception {
+  private static double last(List<Double> xs) {
+    return xs.get(xs.size() - 1);
+  }
+
+  /** Fills {@code rows} due rows, republishes them all with {@code rc}; rows per second. */
+  private double republishRate(TxProducer rc, String prefix, int rows) throws Exception {
+    fillDuePending(prefix, rows);
+    long t0 = System.nanoTime();
+    long done = republishAll(rc.reconciler());
+    double rate = done / ((System.nanoTime() - t0) / 1e9);
+    BenchSupport.drain(b.ds, RC_PREFIX);
+    return rate;
+  }
+
+  private TxProducer reconcilerProducer(int concurrency) throws Exception {
     return TxProducer.builder()
         .dataSource(b.ds)
         .settings(
@@ -140,11 +157,18 @@ final class StoreSection {
                 .storeId(RC_STORE)
                 .tablePrefix(RC_PREFIX)
                 .autoCreateSchema(true)
+                .reconcileConcurrency(concurrency)
                 .reconcilerEnabled(false)) // driven by hand below, one round after the other
         .build();
   }
 
-  private void writeReconcilerReport(int rows, List<Double> rates, List<Double> rawRates) {
+  private void writeReconcilerReport(
+      int rows,
+      int wide,
+      List<Double> rates,
+      List<Double> rawRates,
+      List<Double> wideRates,
+      List<Double> wideRawRates) {
     Report rep = b.report;
     rep.h3("Reconciler republish");
     rep.p(
@@ -152,24 +176,49 @@ final class StoreSection {
             + " due PENDING rows per round (bulk-inserted), then `Reconciler.runOnce()` until a round"
             + " claims nothing (batch "
             + new TxProducerSettings().reconcileBatchSize()
-            + ", one transactional send + commit per row, one thread). Baseline, in the same"
-            + " round: the raw client sending the same message (the txmsg envelope) to the same"
-            + " TRANSACTION topic over gRPC without TLS, send + commit, one thread, for "
+            + ", one transactional send + commit per row; one read and one recording UPDATE per"
+            + " round), once with `reconcileConcurrency(1)` and once with the default "
+            + wide
+            + " sends in flight. Baseline, in the same round: the raw client sending the same"
+            + " message (the txmsg envelope) to the same TRANSACTION topic over gRPC without TLS,"
+            + " send + commit, with 1 and with "
+            + wide
+            + " threads, for "
             + b.opt.measureMs
-            + " ms. Median over "
+            + " ms each. Medians over "
             + b.opt.rounds
             + " rounds: **"
             + Report.num(Stats.median(rates))
-            + " rows/s** against **"
+            + " rows/s** (1 in flight) against **"
             + Report.num(Stats.median(rawRates))
-            + " sends/s**; per-round ratio "
+            + " sends/s** (1 thread), per-round ratio "
             + Stats.spread(Stats.ratios(rates, rawRates))
+            + "; **"
+            + Report.num(Stats.median(wideRates))
+            + " rows/s** ("
+            + wide
+            + " in flight) against **"
+            + Report.num(Stats.median(wideRawRates))
+            + " sends/s** ("
+            + wide
+            + " threads), per-round ratio "
+            + Stats.spread(Stats.ratios(wideRates, wideRawRates))
             + ".");
     rep.target(
         "reconciler republish / raw send, same transport and topic type (1 thread each)",
         Stats.ratios(rates, rawRates),
         0.8,
         Report.num(Stats.median(rates)) + " vs " + Report.num(Stats.median(rawRates)) + " /s");
+    rep.target(
+        "reconciler republish / raw send, same transport and topic type ("
+            + wide
+            + " in flight each, the default)",
+        Stats.ratios(wideRates, wideRawRates),
+        0.8,
+        Report.num(Stats.median(wideRates))
+            + " vs "
+            + Report.num(Stats.median(wideRawRates))
+            + " /s");
   }
 
   /** Bulk-inserts {@code rows} PENDING journal rows created a day ago, so all are due. */

@@ -11,6 +11,10 @@ public interface JournalMapper {
 
   JournalRow findById(@Param("eventId") String eventId);
 
+  /** The rows among these that {@code ownerToken} still owns (a reconciler round's claim). */
+  List<JournalRow> findOwned(
+      @Param("eventIds") List<String> eventIds, @Param("ownerToken") String ownerToken);
+
   /** Delivery confirmation: PENDING/SENDING/RETRY rows among these become SENT. */
   int markSent(@Param("eventIds") List<String> eventIds);
 
@@ -93,6 +97,20 @@ public interface JournalMapper {
       @Param("ownerToken") String ownerToken,
       @Param("brokerMessageId") String brokerMessageId,
       @Param("republishAfterMillis") long republishAfterMillis);
+
+  /**
+   * {@link #republished} for many rows in one statement: {@code brokerMessageIds} maps each event
+   * id to the message id its send returned. Returns the rows still owned by the token.
+   */
+  int republishedAll(
+      @Param("brokerMessageIds") java.util.Map<String, String> brokerMessageIds,
+      @Param("ownerToken") String ownerToken,
+      @Param("republishAfterMillis") long republishAfterMillis);
+
+  /** {@link #republishedSent} for many rows in one statement (PROXY_ACK mode). */
+  int republishedSentAll(
+      @Param("brokerMessageIds") java.util.Map<String, String> brokerMessageIds,
+      @Param("ownerToken") String ownerToken);
 
   /** PROXY_ACK mode: SENT at once, only while the token matches. */
   int republishedSent(

@@ -10,9 +10,18 @@ import io.txmsg.store.TxmsgStore;
 import io.txmsg.transport.EnvelopeCodec;
 import io.txmsg.transport.HalfMessage;
 import io.txmsg.transport.ProducerChannel;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,6 +50,8 @@ public final class Reconciler {
   private final ProducerChannel producer;
   private final ProducerMetrics metrics;
   private final ProducerObservations observations;
+  private volatile ExecutorService senders;
+  private volatile boolean closed;
 
   Reconciler(
       DataSource dataSource,
@@ -60,34 +71,188 @@ public final class Reconciler {
   /** What one round did. */
   public record Round(int claimed, int republished, int retried, int dead, int tooOld) {}
 
-  /** Runs one round; returns its counts. Never throws for a single row's failure. */
+  /**
+   * Runs one round; returns its counts. Never throws for a single row's failure.
+   *
+   * <p>One read of the claimed rows, their sends with up to {@link
+   * TxProducerSettings#reconcileConcurrency()} in flight, then one UPDATE recording every accepted
+   * send (failures are recorded row by row). The rows of one round are independent: FIFO rows are
+   * claimed at most one per message group (JournalMapper.xml, "inOrder").
+   */
   public Round runOnce() throws Exception {
     int tooOld = deadTooOld();
     String token = UUID.randomUUID().toString();
     metrics.leaseExpired(inTx(JournalMapper::countExpiredLeases));
     metrics.journalBlocked(inTx(JournalMapper::countBlockedByDead));
     List<String> claimed = claim(token);
-    int republished = 0;
+    if (claimed.isEmpty()) {
+      if (tooOld > 0) {
+        log.info("reconcile claimed=0 tooOld={}", tooOld);
+      }
+      return new Round(0, 0, 0, 0, tooOld);
+    }
+    List<JournalRow> rows = inTx(m -> m.findOwned(claimed, token));
+    List<Sent> sent = sendAll(rows);
+    Map<String, String> accepted = new LinkedHashMap<>();
     int retried = 0;
     int dead = 0;
-    for (String eventId : claimed) {
-      switch (republish(eventId, token)) {
-        case REPUBLISHED -> republished++;
-        case RETRY -> retried++;
-        case DEAD -> dead++;
-        default -> {}
+    for (Sent x : sent) {
+      if (x.failure() == null) {
+        accepted.put(x.row().getEventId(), x.messageId());
+      } else {
+        switch (recordFailure(x.row(), token, x.failure())) {
+          case RETRY -> retried++;
+          case DEAD -> dead++;
+          default -> {}
+        }
       }
     }
-    if (!claimed.isEmpty() || tooOld > 0) {
-      log.info(
-          "reconcile claimed={} republished={} retry={} dead={} tooOld={}",
-          claimed.size(),
-          republished,
-          retried,
-          dead,
-          tooOld);
-    }
+    int republished = recordAccepted(accepted, token);
+    log.info(
+        "reconcile claimed={} republished={} retry={} dead={} tooOld={}",
+        claimed.size(),
+        republished,
+        retried,
+        dead,
+        tooOld);
     return new Round(claimed.size(), republished, retried, dead, tooOld);
+  }
+
+  /** One row's send: the message id, or the failure to record. */
+  private record Sent(JournalRow row, String messageId, PublishException failure) {}
+
+  /** Sends every row, at most reconcileConcurrency at once; returns in the rows' order. */
+  private List<Sent> sendAll(List<JournalRow> rows) throws InterruptedException {
+    if (rows.size() <= 1 || settings.reconcileConcurrency() == 1 || closed) {
+      List<Sent> out = new ArrayList<>(rows.size());
+      for (JournalRow row : rows) {
+        out.add(send(row));
+      }
+      return out;
+    }
+    List<Callable<Sent>> work = new ArrayList<>(rows.size());
+    for (JournalRow row : rows) {
+      work.add(() -> send(row));
+    }
+    List<Sent> out = new ArrayList<>(rows.size());
+    for (Future<Sent> f : senders().invokeAll(work)) {
+      try {
+        out.add(f.get());
+      } catch (ExecutionException e) {
+        // Not a PublishException (those are results): a bug or an Error, as the serial path throws.
+        Throwable cause = e.getCause();
+        if (cause instanceof RuntimeException r) {
+          throw r;
+        }
+        if (cause instanceof Error err) {
+          throw err;
+        }
+        throw new IllegalStateException(cause);
+      }
+    }
+    return out;
+  }
+
+  /** Publishes one claimed row, byte-identically, the way its row records. */
+  private Sent send(JournalRow row) {
+    String eventId = row.getEventId();
+    // The row's stored trace context makes this send a child of the execute that committed it.
+    try (ProducerObservations.Observed observed =
+        observations.publish(
+            row.getDestination(), row.getEventType(), eventId, "republish", row.headerMap())) {
+      try {
+        String messageId = publish(row);
+        observed.outcome(ProducerMetrics.SENT);
+        metrics.send(row.getDestination(), row.getEventType(), ProducerMetrics.SENT);
+        return new Sent(row, messageId, null);
+      } catch (PublishException p) {
+        observed.outcome(p.retryable() ? ProducerMetrics.RETRY : ProducerMetrics.DEAD);
+        observed.error(p);
+        return new Sent(row, null, p);
+      } catch (RuntimeException | Error e) {
+        observed.error(e);
+        throw e;
+      }
+    }
+  }
+
+  private String publish(JournalRow row) {
+    if (row.getPublishMode() == PublishMode.SEND) {
+      return producer.send(EnvelopeCodec.encode(row));
+    }
+    // A TRANSACTION topic refuses a plain send: a half message committed at once.
+    HalfMessage half = producer.sendHalf(EnvelopeCodec.encode(row));
+    half.commit();
+    return half.messageId();
+  }
+
+  /**
+   * Records the accepted sends in one UPDATE, only for rows the token still owns; returns how many
+   * sends were accepted. A row not updated was confirmed meanwhile (the confirm group may see the
+   * message before this UPDATE: the row is SENT and keeps its earlier message id) or its lease was
+   * taken over (the new owner records it).
+   */
+  private int recordAccepted(Map<String, String> accepted, String token) {
+    if (accepted.isEmpty()) {
+      return 0;
+    }
+    for (int i = 0; i < accepted.size(); i++) {
+      metrics.republished();
+    }
+    accepted.forEach(
+        (eventId, messageId) ->
+            log.info("republished eventId={} messageId={}", eventId, messageId));
+    try {
+      int n =
+          settings.confirmation().onBrokerAck()
+              ? inTx(m -> m.republishedSentAll(accepted, token))
+              : inTx(m -> m.republishedAll(accepted, token, settings.republishAfter().toMillis()));
+      if (n < accepted.size()) {
+        log.debug(
+            "{} of {} republished rows were confirmed or taken over before they were recorded",
+            accepted.size() - n,
+            accepted.size());
+      }
+    } catch (Exception dbError) {
+      // Sent but not recorded: the leases expire and the rows are republished (harmless
+      // duplicates).
+      log.warn("republish of {} rows not recorded: {}", accepted.size(), dbError.toString());
+    }
+    return accepted.size();
+  }
+
+  /** The reconciler's send threads, made on first use: daemon threads, one per send in flight. */
+  private ExecutorService senders() {
+    ExecutorService s = senders;
+    if (s == null) {
+      synchronized (this) {
+        s = senders;
+        if (s == null) {
+          AtomicInteger n = new AtomicInteger();
+          s =
+              Executors.newFixedThreadPool(
+                  settings.reconcileConcurrency(),
+                  r -> {
+                    Thread t =
+                        new Thread(
+                            r, "txmsg-republish-" + settings.storeId() + "-" + n.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                  });
+          senders = s;
+        }
+      }
+    }
+    return s;
+  }
+
+  /** Stops the send threads (a round in progress is interrupted; its rows' leases expire). */
+  void close() {
+    closed = true; // a round run by hand afterwards (operators, tests) sends one at a time
+    ExecutorService s = senders;
+    if (s != null) {
+      s.shutdownNow();
+    }
   }
 
   enum Result {
@@ -117,32 +282,12 @@ public final class Reconciler {
     if (row == null || !token.equals(row.getOwnerToken())) {
       return Result.LOST_LEASE;
     }
-    String messageId;
-    // The row's stored trace context makes this send a child of the execute that committed it.
-    try (ProducerObservations.Observed observed =
-        observations.publish(
-            row.getDestination(), row.getEventType(), eventId, "republish", row.headerMap())) {
-      try {
-        if (row.getPublishMode() == PublishMode.SEND) {
-          messageId = producer.send(EnvelopeCodec.encode(row));
-        } else {
-          // A TRANSACTION topic refuses a plain send: a half message committed at once.
-          HalfMessage half = producer.sendHalf(EnvelopeCodec.encode(row));
-          half.commit();
-          messageId = half.messageId();
-        }
-        observed.outcome(ProducerMetrics.SENT);
-      } catch (PublishException p) {
-        observed.outcome(p.retryable() ? ProducerMetrics.RETRY : ProducerMetrics.DEAD);
-        observed.error(p);
-        return recordFailure(row, token, p);
-      } catch (RuntimeException | Error e) {
-        observed.error(e);
-        throw e;
-      }
+    Sent sent = send(row);
+    if (sent.failure() != null) {
+      return recordFailure(row, token, sent.failure());
     }
+    String messageId = sent.messageId();
     metrics.republished();
-    metrics.send(row.getDestination(), row.getEventType(), ProducerMetrics.SENT);
     try {
       int n =
           settings.confirmation().onBrokerAck()

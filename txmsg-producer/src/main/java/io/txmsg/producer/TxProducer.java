@@ -244,6 +244,7 @@ public final class TxProducer implements AutoCloseable {
     if (scheduler != null) {
       scheduler.shutdownNow();
     }
+    reconciler.close();
     Exception first = null;
     for (AutoCloseable c : new AutoCloseable[] {giveUpDrain, confirmer, sentRecorder, channel}) {
       try {

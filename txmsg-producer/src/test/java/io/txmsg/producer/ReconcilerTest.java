@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.api.CheckbackRequest;
 import io.txmsg.api.CheckbackResolver;
+import io.txmsg.api.DeliveryConfirmation;
 import io.txmsg.api.ProducerInterceptor;
 import io.txmsg.api.Resolution;
 import io.txmsg.api.TxMessage;
@@ -188,6 +189,75 @@ class ReconcilerTest {
       long secondDelay =
           Duration.between(second.getUpdatedAt(), second.getNextRetryAt()).toMillis();
       assertThat(secondDelay).isGreaterThan(firstDelay);
+    }
+  }
+
+  /**
+   * A round sends its rows with several in flight and records them in one statement: every row is
+   * delivered once and keeps the message id of its own send. PROXY_ACK, so that no confirm group
+   * marks rows SENT before the round records them (with it, such rows keep their earlier id).
+   */
+  @ParameterizedTest
+  @MethodSource(DB)
+  void aRoundSendsManyRowsConcurrentlyAndRecordsEachRowsOwnMessageId(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    try (ProducerHarness h =
+        new ProducerHarness(
+            kind,
+            transport.on(givingUp),
+            s ->
+                s.reconcilerEnabled(false)
+                    .reconcileConcurrency(4)
+                    .confirmation(DeliveryConfirmation.PROXY_ACK))) {
+      List<String> ids = new ArrayList<>();
+      for (int i = 0; i < 25; i++) {
+        ids.add(insertDueRow(h, h.topic));
+      }
+      Reconciler.Round round = h.txmsg.reconciler().runOnce();
+      assertThat(round.claimed()).isEqualTo(25);
+      assertThat(round.republished()).isEqualTo(25);
+      Set<String> messageIds = new HashSet<>();
+      for (String id : ids) {
+        JournalRow row = h.journal(id);
+        assertThat(row.getStatus()).as(id).isEqualTo("SENT");
+        assertThat(row.getOwnerToken()).as(id).isNull();
+        assertThat(row.getBrokerMessageId()).as(id).isNotBlank();
+        messageIds.add(row.getBrokerMessageId());
+      }
+      assertThat(messageIds).as("each row its own send's id").hasSize(25);
+      for (String id : ids) {
+        assertThat(await(Duration.ofSeconds(30), () -> h.deliveryCount(id) >= 1)).as(id).isTrue();
+      }
+      Thread.sleep(1000);
+      for (String id : ids) {
+        assertThat(h.deliveryCount(id)).as(id).isEqualTo(1);
+      }
+    }
+  }
+
+  /** With the default confirmation the rows end SENT by the confirm group, delivered once. */
+  @ParameterizedTest
+  @MethodSource(DB)
+  void aConcurrentRoundWithTheConfirmGroupEndsEveryRowSentAndDeliveredOnce(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    try (ProducerHarness h =
+        new ProducerHarness(kind, transport.on(givingUp), s -> s.reconcilerEnabled(false))) {
+      List<String> ids = new ArrayList<>();
+      for (int i = 0; i < 25; i++) {
+        ids.add(insertDueRow(h, h.topic));
+      }
+      Reconciler.Round round = h.txmsg.reconciler().runOnce();
+      assertThat(round.republished()).isEqualTo(25);
+      for (String id : ids) {
+        assertThat(await(Duration.ofSeconds(30), () -> "SENT".equals(h.journalStatus(id))))
+            .as(id)
+            .isTrue();
+      }
+      Thread.sleep(1000);
+      for (String id : ids) {
+        assertThat(h.deliveryCount(id)).as(id).isEqualTo(1);
+        assertThat(h.journal(id).getOwnerToken()).as(id).isNull();
+      }
     }
   }
 
