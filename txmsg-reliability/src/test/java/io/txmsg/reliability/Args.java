@@ -35,6 +35,22 @@ final class Args {
     System.out.flush();
   }
 
+  /** How long {@link #pausePoint} waits: the parent's time to SIGSTOP the process there. */
+  static final java.time.Duration PAUSE_WINDOW = java.time.Duration.ofSeconds(3);
+
+  /**
+   * Says {@code marker}, then sleeps {@link #PAUSE_WINDOW} and returns: the parent SIGSTOPs the
+   * process meanwhile and SIGCONTs it later, so the caller carries on after a pause it never saw.
+   */
+  static void pausePoint(String marker) {
+    say(marker);
+    try {
+      Thread.sleep(PAUSE_WINDOW.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   /** Blocks forever: the parent SIGKILLs the process at this point. */
   static void hang(String marker) {
     say(marker);

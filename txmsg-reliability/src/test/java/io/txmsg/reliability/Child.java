@@ -93,6 +93,32 @@ final class Child implements AutoCloseable {
     process.waitFor(10, TimeUnit.SECONDS);
   }
 
+  /** SIGSTOP: every thread stops where it is (a GC pause or a frozen VM, seen from outside). */
+  void pause() throws Exception {
+    signal("STOP");
+  }
+
+  /** SIGCONT after {@link #pause()}. */
+  void resume() throws Exception {
+    signal("CONT");
+  }
+
+  private void signal(String name) throws Exception {
+    Process kill =
+        new ProcessBuilder("kill", "-" + name, Long.toString(process.pid()))
+            .redirectErrorStream(true)
+            .start();
+    if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+      throw new IllegalStateException(
+          "kill -"
+              + name
+              + " "
+              + process.pid()
+              + " failed: "
+              + new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+    }
+  }
+
   int waitFor(Duration timeout) throws InterruptedException {
     if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
       throw new AssertionError(name + " still running after " + timeout);

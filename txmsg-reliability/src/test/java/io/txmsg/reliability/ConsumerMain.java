@@ -10,7 +10,8 @@ import java.time.Duration;
  * A consumer JVM running the suite's two groups ({@link Handlers}). With {@code crash=MID_HANDLER}
  * it stops inside the handler of fact {@code crashAt} (its writes uncommitted); with {@code
  * crash=AFTER_COMMIT} it stops after that fact's commit and before its ack. The parent SIGKILLs it
- * there.
+ * there. With {@code crash=PAUSE_MID_HANDLER} it waits a few seconds inside that handler, where the
+ * parent SIGSTOPs it, and carries on when it is SIGCONTed.
  */
 public final class ConsumerMain {
   private ConsumerMain() {}
@@ -33,7 +34,8 @@ public final class ConsumerMain {
                 a.get("topic"),
                 a.get("points"),
                 a.get("proj"),
-                crash.equals("MID_HANDLER") ? crashEvent : null)
+                crash.equals("MID_HANDLER") ? crashEvent : null,
+                crash.equals("PAUSE_MID_HANDLER") ? crashEvent : null)
             .dataSource(ds)
             .settings(
                 Handlers.settings(

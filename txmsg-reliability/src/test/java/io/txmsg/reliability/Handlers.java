@@ -40,6 +40,22 @@ final class Handlers {
 
   static TxConsumers.Builder register(
       TxConsumers.Builder b, String topic, String points, String proj, String hangOnEvent) {
+    return register(b, topic, points, proj, hangOnEvent, null);
+  }
+
+  /**
+   * The suite's two groups. The points handler hangs for good on {@code hangOnEvent} (the parent
+   * SIGKILLs the JVM there) and stops for {@link Args#PAUSE_WINDOW} on {@code pauseOnEvent}, its
+   * writes uncommitted, so the parent can SIGSTOP the JVM there and SIGCONT it later; then it
+   * carries on and commits.
+   */
+  static TxConsumers.Builder register(
+      TxConsumers.Builder b,
+      String topic,
+      String points,
+      String proj,
+      String hangOnEvent,
+      String pauseOnEvent) {
     return b.handler(
             HandlerDefinition.of(
                 points,
@@ -50,6 +66,9 @@ final class Handlers {
                   applied(ctx);
                   if (ctx.eventId().equals(hangOnEvent)) {
                     Args.hang("CRASHPOINT MID_HANDLER " + ctx.eventId());
+                  }
+                  if (ctx.eventId().equals(pauseOnEvent)) {
+                    Args.pausePoint("CRASHPOINT PAUSE_MID_HANDLER " + ctx.eventId());
                   }
                 }))
         .handler(

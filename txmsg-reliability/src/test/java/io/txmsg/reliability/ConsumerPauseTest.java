@@ -1,0 +1,72 @@
+package io.txmsg.reliability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.txmsg.api.consumer.ConsumeOutcome;
+import io.txmsg.consumer.TxConsumers;
+import io.txmsg.testkit.db.TestDatabase;
+import io.txmsg.testkit.transport.TestTransport;
+import java.time.Duration;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * A consumer JVM SIGSTOPped inside a handler (its claim and writes uncommitted, its client silent)
+ * while another instance of the same groups runs, then SIGCONTed once the broker has expired the
+ * paused client (the suite's channel expiry is 25 s; the pause is 45 s) and handed its messages to
+ * the other instance. The other instance's claim of the paused fact waits on, or retries behind,
+ * the paused transaction's lock; whichever commits first applies it and the other finds the claim.
+ * Every fact is applied once, and the other instance did receive work the paused one had taken (it
+ * reports DUPLICATE for it).
+ */
+class ConsumerPauseTest {
+  private static final String DB = "io.txmsg.testkit.transport.TestTransport#realWithDatabases";
+  private static final Duration PAUSE = Duration.ofSeconds(45);
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void pausedMidHandlerPastItsLeaseWhileAnotherInstanceTakesOverThenResumedAppliesOnce(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    try (World w = new World(transport, kind)) {
+      Child producer = w.producer("producer", "count", "0");
+      int rounds = Scale.pick(1, 5);
+      long next = 0;
+      long takenOver = 0;
+      World.Verdict v = null;
+      for (int round = 0; round < rounds; round++) {
+        long pauseAt = next + 3;
+        Child paused =
+            w.consumer(
+                "consumer-paused-" + round,
+                "crash",
+                "PAUSE_MID_HANDLER",
+                "crashAt",
+                Long.toString(pauseAt));
+        Child load =
+            w.producer(
+                "load-pause-" + round, "start", Long.toString(next), "count", "8", "rate", "50");
+        paused.await("CRASHPOINT", Duration.ofSeconds(60));
+        paused.pause();
+        // Started only now, so that the paused instance is the one that took the paused fact.
+        long before = w.outcome(ConsumeOutcome.DUPLICATE);
+        TxConsumers other = w.consumers();
+        load.await("DONE", Duration.ofSeconds(60));
+        Thread.sleep(PAUSE.toMillis());
+        paused.resume();
+        v = w.awaitQuiet(Duration.ofSeconds(Scale.pick(120, 300)), 0);
+        takenOver += w.outcome(ConsumeOutcome.DUPLICATE) - before;
+        // Both leave before the next round, whose paused instance must again take its fact.
+        other.close();
+        paused.kill();
+        next += 10;
+      }
+      Report.row("consumer paused mid-handler 45 s, another instance running", w, rounds, v);
+      producer.kill();
+      assertThat(v.facts()).isEqualTo(rounds * 8L);
+      assertThat(v.clean()).as(v.toString()).isTrue();
+      assertThat(takenOver)
+          .as("deliveries the other instance found already applied by the paused one")
+          .isPositive();
+    }
+  }
+}
