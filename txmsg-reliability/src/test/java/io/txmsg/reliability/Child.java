@@ -83,6 +83,31 @@ final class Child implements AutoCloseable {
     }
   }
 
+  /** Waits for a marker line starting with any of {@code prefixes}; returns the line. */
+  String awaitAny(Duration timeout, String... prefixes) throws InterruptedException {
+    long until = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      long left = until - System.nanoTime();
+      String line = left > 0 ? lines.poll(left, TimeUnit.NANOSECONDS) : null;
+      if (line == null) {
+        throw new AssertionError(
+            name
+                + " printed none of "
+                + java.util.Arrays.toString(prefixes)
+                + " within "
+                + timeout
+                + " (alive="
+                + alive()
+                + ")");
+      }
+      for (String p : prefixes) {
+        if (line.startsWith(p)) {
+          return line;
+        }
+      }
+    }
+  }
+
   boolean alive() {
     return process.isAlive();
   }

@@ -28,7 +28,11 @@ public final class ProducerMain {
     AFTER_HALF_SEND,
     IN_LOCAL_TX,
     AFTER_LOCAL_COMMIT,
-    AFTER_HALF_COMMIT
+    AFTER_HALF_COMMIT,
+    /** Waits a moment after the half message (the parent SIGSTOPs it there), then carries on. */
+    PAUSE_AFTER_HALF_SEND,
+    /** Waits a moment inside the local transaction, attempt key locked; then carries on. */
+    PAUSE_IN_LOCAL_TX
   }
 
   private ProducerMain() {}
@@ -81,6 +85,7 @@ public final class ProducerMain {
                 .publishAfter(Duration.ofSeconds(1))
                 .republishAfter(Duration.ofMillis(a.getLong("republishAfterMs", 8_000)))
                 .leaseDuration(Duration.ofSeconds(10))
+                .localTransactionTimeout(Duration.ofMillis(a.getLong("localTxTimeoutMs", 30_000)))
                 .fenceAfterChecks(2))
         .interceptor(
             new ProducerInterceptor() {
@@ -89,12 +94,18 @@ public final class ProducerMain {
                 if (crash == CrashPoint.AFTER_HALF_SEND && m.eventId().equals(crashEvent)) {
                   Args.hang("CRASHPOINT " + crash + " " + m.eventId());
                 }
+                if (crash == CrashPoint.PAUSE_AFTER_HALF_SEND && m.eventId().equals(crashEvent)) {
+                  Args.pausePoint("CRASHPOINT " + crash + " " + m.eventId());
+                }
               }
 
               @Override
               public void beforeAction(TxMessage m, String attemptId) {
                 if (crash == CrashPoint.IN_LOCAL_TX && m.eventId().equals(crashEvent)) {
                   Args.hang("CRASHPOINT " + crash + " " + m.eventId());
+                }
+                if (crash == CrashPoint.PAUSE_IN_LOCAL_TX && m.eventId().equals(crashEvent)) {
+                  Args.pausePoint("CRASHPOINT " + crash + " " + m.eventId());
                 }
               }
 

@@ -280,6 +280,25 @@ final class World implements AutoCloseable {
     }
   }
 
+  /** Waits until {@code eventId} has a committed attempt row in {@code state}. */
+  void awaitAttemptState(String eventId, String state, Duration timeout) throws Exception {
+    long until = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < until) {
+      try (Connection c = dataSource.getConnection()) {
+        if (count(
+                c,
+                "SELECT COUNT(*) FROM txmsg_attempt WHERE event_id = ? AND state = ?",
+                eventId,
+                state)
+            > 0) {
+          return;
+        }
+      }
+      Thread.sleep(200);
+    }
+    throw new AssertionError("no " + state + " attempt of " + eventId + " within " + timeout);
+  }
+
   /** Waits until the checker is clean (or the timeout), then returns the final verdict. */
   Verdict awaitQuiet(Duration timeout, long expectedParked) throws Exception {
     long until = System.nanoTime() + timeout.toNanos();
