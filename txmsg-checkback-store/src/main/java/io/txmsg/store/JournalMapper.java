@@ -91,32 +91,21 @@ public interface JournalMapper {
       @Param("leaseMillis") long leaseMillis,
       @Param("includeSent") boolean includeSent);
 
-  /** Republish accepted: back to PENDING awaiting confirmation, only while the token matches. */
-  int republished(
-      @Param("eventId") String eventId,
-      @Param("ownerToken") String ownerToken,
-      @Param("brokerMessageId") String brokerMessageId,
-      @Param("republishAfterMillis") long republishAfterMillis);
-
   /**
-   * {@link #republished} for many rows in one statement: {@code brokerMessageIds} maps each event
-   * id to the message id its send returned. Returns the rows still owned by the token.
+   * Republish accepted, only for the rows among these that the token still owns and that are
+   * SENDING: back to PENDING awaiting confirmation, each with the message id its send returned
+   * ({@code brokerMessageIds}: event id → message id), due again {@code republishAfterMillis} from
+   * now. Returns the rows updated.
    */
   int republishedAll(
       @Param("brokerMessageIds") java.util.Map<String, String> brokerMessageIds,
       @Param("ownerToken") String ownerToken,
       @Param("republishAfterMillis") long republishAfterMillis);
 
-  /** {@link #republishedSent} for many rows in one statement (PROXY_ACK mode). */
+  /** PROXY_ACK mode: as {@link #republishedAll}, but SENT at once. */
   int republishedSentAll(
       @Param("brokerMessageIds") java.util.Map<String, String> brokerMessageIds,
       @Param("ownerToken") String ownerToken);
-
-  /** PROXY_ACK mode: SENT at once, only while the token matches. */
-  int republishedSent(
-      @Param("eventId") String eventId,
-      @Param("ownerToken") String ownerToken,
-      @Param("brokerMessageId") String brokerMessageId);
 
   /** PROXY_ACK mode after the first commit: PENDING → SENT. */
   int markSentByProducer(

@@ -8,6 +8,7 @@ import io.txmsg.testkit.db.TestDatabase;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.apache.ibatis.session.SqlSession;
@@ -119,9 +120,9 @@ class StoreContractTest {
       int second = count(db, store, m -> m.claim("e1", "t2", 60_000));
       assertThat(first).isEqualTo(1);
       assertThat(second).isZero();
-      int wrongToken = count(db, store, m -> m.republished("e1", "t2", "m", 60_000));
+      int wrongToken = count(db, store, m -> m.republishedAll(Map.of("e1", "m"), "t2", 60_000));
       assertThat(wrongToken).isZero();
-      int rightToken = count(db, store, m -> m.republished("e1", "t1", "m", 60_000));
+      int rightToken = count(db, store, m -> m.republishedAll(Map.of("e1", "m"), "t1", 60_000));
       assertThat(rightToken).isEqualTo(1);
       assertThat(
               dueRows(

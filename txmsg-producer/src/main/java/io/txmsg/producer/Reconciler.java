@@ -107,7 +107,8 @@ public final class Reconciler {
         }
       }
     }
-    int republished = recordAccepted(accepted, token);
+    record(accepted, token);
+    int republished = accepted.size(); // sends accepted; record() logs rows settled meanwhile
     log.info(
         "reconcile claimed={} republished={} retry={} dead={} tooOld={}",
         claimed.size(),
@@ -187,21 +188,21 @@ public final class Reconciler {
   }
 
   /**
-   * Records the accepted sends in one UPDATE, only for rows the token still owns; returns how many
-   * sends were accepted. A row not updated was confirmed meanwhile (the confirm group may see the
-   * message before this UPDATE: the row is SENT and keeps its earlier message id) or its lease was
-   * taken over (the new owner records it).
+   * Records the accepted sends in one UPDATE, only for rows the token still owns; returns the rows
+   * it updated, or -1 when the UPDATE failed (sent but not recorded: the leases expire and the rows
+   * are republished, harmless duplicates). A row not updated was confirmed meanwhile (the confirm
+   * group may see the message before this UPDATE: the row is SENT and keeps its earlier message id)
+   * or its lease was taken over (the new owner records it).
    */
-  private int recordAccepted(Map<String, String> accepted, String token) {
+  private int record(Map<String, String> accepted, String token) {
     if (accepted.isEmpty()) {
       return 0;
     }
-    for (int i = 0; i < accepted.size(); i++) {
-      metrics.republished();
-    }
     accepted.forEach(
-        (eventId, messageId) ->
-            log.info("republished eventId={} messageId={}", eventId, messageId));
+        (eventId, messageId) -> {
+          metrics.republished();
+          log.info("republished eventId={} messageId={}", eventId, messageId);
+        });
     try {
       int n =
           settings.confirmation().onBrokerAck()
@@ -213,12 +214,11 @@ public final class Reconciler {
             accepted.size() - n,
             accepted.size());
       }
+      return n;
     } catch (Exception dbError) {
-      // Sent but not recorded: the leases expire and the rows are republished (harmless
-      // duplicates).
       log.warn("republish of {} rows not recorded: {}", accepted.size(), dbError.toString());
+      return -1;
     }
-    return accepted.size();
   }
 
   /** The reconciler's send threads, made on first use: daemon threads, one per send in flight. */
@@ -286,23 +286,9 @@ public final class Reconciler {
     if (sent.failure() != null) {
       return recordFailure(row, token, sent.failure());
     }
-    String messageId = sent.messageId();
-    metrics.republished();
-    try {
-      int n =
-          settings.confirmation().onBrokerAck()
-              ? inTx(m -> m.republishedSent(eventId, token, messageId))
-              : inTx(
-                  m ->
-                      m.republished(
-                          eventId, token, messageId, settings.republishAfter().toMillis()));
-      log.info("republished eventId={} messageId={} updated={}", eventId, messageId, n);
-      return n == 1 ? Result.REPUBLISHED : Result.LOST_LEASE;
-    } catch (Exception dbError) {
-      // Sent but not recorded: the lease expires and the row is republished (a harmless duplicate).
-      log.warn("republish of eventId={} not recorded: {}", eventId, dbError.toString());
-      return Result.LOST_LEASE;
-    }
+    return record(Map.of(eventId, sent.messageId()), token) == 1
+        ? Result.REPUBLISHED
+        : Result.LOST_LEASE;
   }
 
   private Result recordFailure(JournalRow row, String token, PublishException p) {
