@@ -533,7 +533,7 @@ public final class BenchMain {
     long[] checkbackSizes = {10_000, 1_000_000, 10_000_000};
     List<String> sections = List.of("producer", "consumer", "e2e", "store", "checkback");
     List<String> variants =
-        List.of("a", "b", "c", "d", "e", "f", "ar", "br", "dr", "o", "or", "ho", "hor");
+        List.of("a", "b", "c", "d", "e", "f", "al", "ar", "br", "dr", "o", "or", "ho", "hor");
 
     /** The producer section's concurrencies; its targets are judged at 8. */
     int[] concurrency = {1, 8, 32};

@@ -34,20 +34,21 @@ final class ConsumerSection {
   static final String C_RAW = "(b) raw PushConsumer (gRPC), insert in own tx";
   static final String C_DEDUP = "(a) txmsg handler (gRPC), dedup";
   static final String C_GUARD = "(a) txmsg handler (gRPC), dedup + version guard";
+  static final String C_LEASED = "(al) txmsg handler (gRPC, leased delivery 15 s), dedup";
   static final String C_RAW_R = "(br) raw DefaultMQPushConsumer (remoting), insert in own tx";
   static final String C_DEDUP_R = "(ar) txmsg handler (remoting), dedup";
   static final String C_GUARD_R = "(ar) txmsg handler (remoting), dedup + version guard";
 
   private static final List<String> ALL =
-      List.of(C_RAW, C_DEDUP, C_GUARD, C_RAW_R, C_DEDUP_R, C_GUARD_R);
+      List.of(C_RAW, C_DEDUP, C_GUARD, C_LEASED, C_RAW_R, C_DEDUP_R, C_GUARD_R);
 
   /** The group name token of each variant. */
   private static final Map<String, String> TOKEN =
       Map.of(
-          C_RAW, "raw", C_DEDUP, "dedup", C_GUARD, "guard", C_RAW_R, "raw-r", C_DEDUP_R, "dedup-r",
-          C_GUARD_R, "guard-r");
+          C_RAW, "raw", C_DEDUP, "dedup", C_GUARD, "guard", C_LEASED, "leased", C_RAW_R, "raw-r",
+          C_DEDUP_R, "dedup-r", C_GUARD_R, "guard-r");
 
-  /** The variants selected by {@code --variants} (b, a, br, ar). */
+  /** The variants selected by {@code --variants} (b, a, al, br, ar). */
   private final List<String> variants = new ArrayList<>();
 
   private final BenchMain b;
@@ -144,6 +145,7 @@ final class ConsumerSection {
               group,
               remoting(variant) ? b.remotingConnection() : b.connection(),
               variant.equals(C_GUARD) || variant.equals(C_GUARD_R),
+              variant.equals(C_LEASED),
               done);
     }
     boolean complete = done.all.await(180, TimeUnit.SECONDS);
@@ -194,9 +196,18 @@ final class ConsumerSection {
 
   /** The credit row inside the framework's transaction; returns stop. */
   private Runnable startTxConsumer(
-      String group, BrokerConnection connection, boolean guard, Completion done) throws Exception {
+      String group, BrokerConnection connection, boolean guard, boolean leased, Completion done)
+      throws Exception {
+    TxConsumers.Builder builder =
+        Credits.creditConsumers(b, connection, group, b.consumeTopic, guard);
+    if (leased) {
+      builder.settings(
+          Credits.settings(connection, group, b.consumeTopic)
+              .leasedDelivery(
+                  Duration.ofSeconds(15), Duration.ofSeconds(1), Duration.ofMinutes(1)));
+    }
     TxConsumers tc =
-        Credits.creditConsumers(b, connection, group, b.consumeTopic, guard)
+        builder
             .listener(
                 (g, type, id, outcome) -> {
                   if (outcome == ConsumeOutcome.APPLIED || outcome == ConsumeOutcome.DUPLICATE) {
@@ -253,7 +264,9 @@ final class ConsumerSection {
             + b.opt.rounds
             + " rounds after one warm-up round. Errors: failed deliveries (raw: the listener"
             + " returned FAILURE / RECONSUME_LATER; txmsg: an outcome other than"
-            + " APPLIED/DUPLICATE), all redelivered. rocketmq-spring has no consumer variant in"
+            + " APPLIED/DUPLICATE), all redelivered. (al) is (a) with leased delivery (a simple"
+            + " consumer whose 15 s lease txmsg renews; README, \"Consumer crash recovery over"
+            + " gRPC\"). rocketmq-spring has no consumer variant in"
             + " this section (its consumer runs in section 3).");
     rep.table("variant", "msg/s", "× raw gRPC, per round", "× raw remoting, per round", "errors");
     List<Double> base = col(results.get(C_RAW), 0);
@@ -271,6 +284,7 @@ final class ConsumerSection {
     rep.end();
     target(C_DEDUP, "consumer gRPC: dedup / raw gRPC", 0.85, base);
     target(C_GUARD, "consumer gRPC: dedup + version guard / raw gRPC", 0.8, base);
+    target(C_LEASED, "consumer gRPC, leased delivery: dedup / raw gRPC", 0.85, base);
     target(C_DEDUP_R, "consumer remoting: dedup / raw remoting", 0.85, baseR);
     target(C_GUARD_R, "consumer remoting: dedup + version guard / raw remoting", 0.8, baseR);
   }

@@ -37,6 +37,15 @@ final class Credits {
     return creditConsumers(b, b.connection(), group, topic, versionGuard);
   }
 
+  /** 8 consumption threads, one group subscribed to the topic. */
+  static TxConsumerSettings settings(
+      io.txmsg.transport.BrokerConnection connection, String group, String topic) {
+    return new TxConsumerSettings()
+        .connection(connection)
+        .consumptionThreads(8)
+        .group(ConsumerGroupConfig.of(group).subscribe(topic));
+  }
+
   /** The same on the given transport (gRPC or remoting): only the connection differs. */
   static TxConsumers.Builder creditConsumers(
       BenchMain b,
@@ -46,11 +55,7 @@ final class Credits {
       boolean versionGuard) {
     return TxConsumers.builder()
         .dataSource(b.ds)
-        .settings(
-            new TxConsumerSettings()
-                .connection(connection)
-                .consumptionThreads(8)
-                .group(ConsumerGroupConfig.of(group).subscribe(topic)))
+        .settings(settings(connection, group, topic))
         .handler(
             HandlerDefinition.of(
                     group,

@@ -52,12 +52,13 @@ final class GroupConsumer implements DeliveryHandler, AutoCloseable {
     this.interceptor = interceptor;
   }
 
-  void start(Transport transport, int threads, Duration retryPolicyWait)
+  void start(
+      Transport transport, int threads, SubscriptionSpec.Lease lease, Duration retryPolicyWait)
       throws InterruptedException {
     subscription =
         transport.subscribe(
-            new SubscriptionSpec(config.name(), config.subscriptions(), threads), this);
-    checkRetryPolicy(retryPolicyWait);
+            new SubscriptionSpec(config.name(), config.subscriptions(), threads, lease), this);
+    checkRetryPolicy(retryPolicyWait, lease);
   }
 
   /**
@@ -65,8 +66,20 @@ final class GroupConsumer implements DeliveryHandler, AutoCloseable {
    * threshold to it, so an event is parked (by txmsg, with its reason) before the broker would move
    * it to its dead-letter queue.
    */
-  private void checkRetryPolicy(Duration wait) throws InterruptedException {
+  private void checkRetryPolicy(Duration wait, SubscriptionSpec.Lease lease)
+      throws InterruptedException {
     OptionalInt max = subscription.maxDeliveryAttempts(wait);
+    if (max.isEmpty() && lease != null) {
+      // A leased (simple) consumer is not told the group's retry policy; that is expected.
+      log.info(
+          "consumer group={} subscriptions={} handlers={} leased delivery {}: parks at each"
+              + " handler's maxAttempts (keep it <= the group's retryMaxTimes + 1)",
+          config.name(),
+          config.subscriptions(),
+          routes.keySet(),
+          lease);
+      return;
+    }
     if (max.isEmpty()) {
       log.warn(
           "group={} broker retry policy unknown after {}: parking relies on handler maxAttempts;"

@@ -3,6 +3,7 @@ package io.txmsg.consumer;
 import io.txmsg.api.InvalidSettingsException;
 import io.txmsg.store.TablePrefix;
 import io.txmsg.transport.BrokerConnection;
+import io.txmsg.transport.SubscriptionSpec;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -33,6 +34,7 @@ public final class TxConsumerSettings implements Cloneable {
   private Duration retryPolicyWait = Duration.ofSeconds(10);
   private boolean replayWorkerEnabled = true;
   private Duration replayPollInterval = Duration.ofSeconds(2);
+  private SubscriptionSpec.Lease lease;
   private boolean sealed;
 
   /**
@@ -149,6 +151,49 @@ public final class TxConsumerSettings implements Cloneable {
     this.replayWorkerEnabled = enabled;
     this.replayPollInterval = positive(pollInterval, "replayPollInterval");
     return this;
+  }
+
+  /**
+   * Leased delivery (gRPC transport): every group consumes through a simple consumer that receives
+   * each message with an invisible time of {@code lease} and renews it while the message is held,
+   * instead of a push consumer whose messages the proxy renews until the broker expires the
+   * client's channel. After a consumer crash its in-flight events come back to another instance
+   * after at most {@code lease} instead of the broker's {@code channelExpiredTimeout} (120 s by
+   * default). A failed delivery (RETRY) is hidden for {@code retryInitial} doubled per attempt, at
+   * most {@code retryMax} (txmsg's schedule, not the group's retry policy, which a simple consumer
+   * is not told); the broker still moves a message to {@code %DLQ%<group>} after the group's
+   * retryMaxTimes, so keep every handler's maxAttempts at or below retryMaxTimes + 1 for txmsg to
+   * park first. Off by default; the remoting transport ignores it (its consumers already get a dead
+   * client's queues back within seconds). See README, "Consumer crash recovery".
+   *
+   * @param lease at least 10 s (the proxy refuses a shorter invisible time on receive)
+   */
+  public TxConsumerSettings leasedDelivery(
+      Duration lease, Duration retryInitial, Duration retryMax) {
+    checkNotSealed();
+    positive(lease, "leasedDelivery.lease");
+    positive(retryInitial, "leasedDelivery.retryInitial");
+    positive(retryMax, "leasedDelivery.retryMax");
+    if (lease.compareTo(SubscriptionSpec.Lease.MIN_DURATION) < 0) {
+      throw new InvalidSettingsException(
+          "leasedDelivery.lease",
+          "must be at least "
+              + SubscriptionSpec.Lease.MIN_DURATION
+              + " (the proxy's minimum), got "
+              + lease);
+    }
+    if (retryMax.compareTo(retryInitial) < 0) {
+      throw new InvalidSettingsException(
+          "leasedDelivery.retryMax",
+          "must be at least retryInitial (" + retryInitial + "), got " + retryMax);
+    }
+    this.lease = new SubscriptionSpec.Lease(lease, retryInitial, retryMax);
+    return this;
+  }
+
+  /** The leased-delivery settings, or null when groups use the transport's default consumer. */
+  public SubscriptionSpec.Lease leasedDelivery() {
+    return lease;
   }
 
   public boolean replayWorkerEnabled() {

@@ -115,7 +115,7 @@ public final class TxConsumers implements AutoCloseable {
         GroupConsumer gc =
             new GroupConsumer(g, groupRoutes, pipeline, listener, b.interceptor, metrics);
         closeables.add(gc);
-        gc.start(transport, threads(s, g, groupRoutes), s.retryPolicyWait());
+        gc.start(transport, threads(s, g, groupRoutes), s.leasedDelivery(), s.retryPolicyWait());
         groupConsumers.put(g.name(), gc);
         if (s.dlqDrainEnabled()) {
           DlqDrain drain = new DlqDrain(g.name(), pipeline.parking(), listener);

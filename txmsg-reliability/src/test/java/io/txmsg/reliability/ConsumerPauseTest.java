@@ -12,12 +12,15 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A consumer JVM SIGSTOPped inside a handler (its claim and writes uncommitted, its client silent)
- * while another instance of the same groups runs, then SIGCONTed once the broker has expired the
- * paused client (the suite's channel expiry is 25 s; the pause is 45 s) and handed its messages to
- * the other instance. The other instance's claim of the paused fact waits on, or retries behind,
- * the paused transaction's lock; whichever commits first applies it and the other finds the claim.
- * Every fact is applied once, and the other instance did receive work the paused one had taken (it
- * reports DUPLICATE for it).
+ * while another instance of the same groups runs, then SIGCONTed 45 s later. Over gRPC the paused
+ * client's leases (15 s, leased delivery) run out meanwhile and its messages go to the other
+ * instance; its claim of the paused fact waits on, or retries behind, the paused transaction's
+ * lock, whichever commits first applies it and the other finds the claim. Every fact is applied
+ * once, and over gRPC the other instance did receive work the paused one had taken (it reports
+ * DUPLICATE for it). Over remoting there is no lease: the other instance pulls from the queues its
+ * rebalance gives it at start, and the paused client keeps the rest until the broker expires its
+ * channel (120 s by default), so whether it gets the paused fact depends on the queue; only the
+ * checker's verdict is asserted there.
  */
 class ConsumerPauseTest {
   private static final String DB = "io.txmsg.testkit.transport.TestTransport#realWithDatabases";
@@ -64,9 +67,11 @@ class ConsumerPauseTest {
       producer.kill();
       assertThat(v.facts()).isEqualTo(rounds * 8L);
       assertThat(v.clean()).as(v.toString()).isTrue();
-      assertThat(takenOver)
-          .as("deliveries the other instance found already applied by the paused one")
-          .isPositive();
+      if (transport == TestTransport.GRPC) {
+        assertThat(takenOver)
+            .as("deliveries the other instance found already applied by the paused one")
+            .isPositive();
+      }
     }
   }
 }

@@ -19,6 +19,9 @@ final class Handlers {
   /** The payload. */
   public record Fact(long fact) {}
 
+  /** The consumers' lease (leased delivery over gRPC). */
+  static final Duration LEASE = Duration.ofSeconds(15);
+
   private Handlers() {}
 
   /** The connection a child JVM was told to use: {@code transport} is GRPC or REMOTING. */
@@ -28,11 +31,17 @@ final class Handlers {
         : BrokerConnection.endpoints(a.get("endpoint"));
   }
 
+  /**
+   * The suite's consumer settings. Leased delivery (15 s, retries 0.5–2 s like the groups' broker
+   * policy) makes a dead or paused gRPC consumer's messages come back after one lease with the
+   * broker's default channel expiry; remoting ignores it.
+   */
   static TxConsumerSettings settings(
       BrokerConnection connection, String topic, String points, String proj) {
     return new TxConsumerSettings()
         .connection(connection)
         .consumptionThreads(4)
+        .leasedDelivery(LEASE, Duration.ofMillis(500), Duration.ofSeconds(2))
         .dlqDrain(true, Duration.ofSeconds(2))
         .group(ConsumerGroupConfig.of(points).subscribe(topic))
         .group(ConsumerGroupConfig.of(proj).subscribe(topic));

@@ -168,6 +168,15 @@ public final class GrpcTransport implements Transport {
 
   @Override
   public Subscription subscribe(SubscriptionSpec spec, DeliveryHandler handler) {
+    if (spec.lease() != null) {
+      GrpcLeasedSubscription leased = new GrpcLeasedSubscription(spec, handler);
+      try {
+        leased.start(provider, config);
+        return leased;
+      } catch (Exception e) {
+        throw new TransportException(subscribeFailure(spec, e), e);
+      }
+    }
     Map<String, FilterExpression> subscriptions = new HashMap<>();
     spec.tagsByTopic()
         .forEach(
@@ -186,17 +195,19 @@ public final class GrpcTransport implements Transport {
       subscription.attach(consumer);
       return subscription;
     } catch (Exception e) {
-      throw new TransportException(
-          "consumer group "
-              + spec.group()
-              + " could not subscribe "
-              + spec.tagsByTopic().keySet()
-              + " at "
-              + connection.endpoints()
-              + ": "
-              + startReason(e),
-          e);
+      throw new TransportException(subscribeFailure(spec, e), e);
     }
+  }
+
+  private String subscribeFailure(SubscriptionSpec spec, Exception e) {
+    return "consumer group "
+        + spec.group()
+        + " could not subscribe "
+        + spec.tagsByTopic().keySet()
+        + " at "
+        + connection.endpoints()
+        + ": "
+        + startReason(e);
   }
 
   @Override

@@ -85,6 +85,10 @@ final class SettingsFromProperties {
               drain.getRetryInterval() != null
                   ? drain.getRetryInterval()
                   : s.dlqDrainRetryInterval());
+          TxmsgProperties.LeasedDelivery leased = c.getLeasedDelivery();
+          if (leased.getLease() != null) {
+            s.leasedDelivery(leased.getLease(), leased.getRetryInitial(), leased.getRetryMax());
+          }
           for (Map.Entry<String, TxmsgProperties.Group> e : c.getGroups().entrySet()) {
             s.group(group(e.getKey(), e.getValue()));
           }

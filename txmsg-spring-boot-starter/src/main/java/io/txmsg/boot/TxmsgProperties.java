@@ -263,6 +263,8 @@ public class TxmsgProperties {
 
     private final DlqDrain dlqDrain = new DlqDrain();
 
+    private final LeasedDelivery leasedDelivery = new LeasedDelivery();
+
     public boolean isEnabled() {
       return enabled;
     }
@@ -313,6 +315,10 @@ public class TxmsgProperties {
 
     public DlqDrain getDlqDrain() {
       return dlqDrain;
+    }
+
+    public LeasedDelivery getLeasedDelivery() {
+      return leasedDelivery;
     }
   }
 
@@ -385,6 +391,48 @@ public class TxmsgProperties {
 
     public void setRetryInterval(Duration retryInterval) {
       this.retryInterval = retryInterval;
+    }
+  }
+
+  /**
+   * Leased delivery over gRPC (TxConsumerSettings#leasedDelivery): on when {@code lease} is set. A
+   * crashed consumer's in-flight events then come back to another instance after at most one lease
+   * instead of the broker's channel expiry (120 s by default).
+   */
+  public static class LeasedDelivery {
+    /**
+     * How long a received message stays hidden from other instances, renewed while held (>= 10s).
+     */
+    private Duration lease;
+
+    /** Delay before the second delivery attempt of a failed event. Default 1s. */
+    private Duration retryInitial = Duration.ofSeconds(1);
+
+    /** Largest delay between delivery attempts. Default 1m. */
+    private Duration retryMax = Duration.ofMinutes(1);
+
+    public Duration getLease() {
+      return lease;
+    }
+
+    public void setLease(Duration lease) {
+      this.lease = lease;
+    }
+
+    public Duration getRetryInitial() {
+      return retryInitial;
+    }
+
+    public void setRetryInitial(Duration retryInitial) {
+      this.retryInitial = retryInitial;
+    }
+
+    public Duration getRetryMax() {
+      return retryMax;
+    }
+
+    public void setRetryMax(Duration retryMax) {
+      this.retryMax = retryMax;
     }
   }
 

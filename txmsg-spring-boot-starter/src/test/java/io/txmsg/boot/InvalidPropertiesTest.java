@@ -67,6 +67,16 @@ class InvalidPropertiesTest {
   }
 
   @Test
+  void aLeaseShorterThanTheProxyAcceptsNamesItsProperty() {
+    assertFailure(
+        "txmsg.consumer.leased-delivery.lease",
+        "must be at least PT10S",
+        "txmsg.broker.endpoints=proxy:8081",
+        "txmsg.producer.enabled=false",
+        "txmsg.consumer.leased-delivery.lease=5s");
+  }
+
+  @Test
   void aBadTablePrefixNamesItsProperty() {
     assertFailure(
         "txmsg.consumer.table-prefix",

@@ -12,6 +12,7 @@ import io.txmsg.producer.TxProducer;
 import io.txmsg.producer.TxProducerSettings;
 import io.txmsg.testkit.transport.InMemoryTransport;
 import io.txmsg.transport.BrokerConnection;
+import io.txmsg.transport.SubscriptionSpec;
 import io.txmsg.transport.Transport;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -61,6 +62,8 @@ class TxmsgPropertiesTest {
             "txmsg.consumer.threads=3",
             "txmsg.consumer.dlq-drain.enabled=false",
             "txmsg.consumer.dlq-drain.retry-interval=45s",
+            "txmsg.consumer.leased-delivery.lease=20s",
+            "txmsg.consumer.leased-delivery.retry-max=30s",
             "txmsg.consumer.groups.points.topics=pay,refund",
             "txmsg.consumer.groups.points.max-attempts=5",
             "txmsg.consumer.groups.points.threads=2",
@@ -94,6 +97,10 @@ class TxmsgPropertiesTest {
               assertThat(c.consumptionThreads()).isEqualTo(3);
               assertThat(c.dlqDrainEnabled()).isFalse();
               assertThat(c.dlqDrainRetryInterval()).isEqualTo(Duration.ofSeconds(45));
+              assertThat(c.leasedDelivery())
+                  .isEqualTo(
+                      new SubscriptionSpec.Lease(
+                          Duration.ofSeconds(20), Duration.ofSeconds(1), Duration.ofSeconds(30)));
               assertThat(c.groups()).containsOnlyKeys("points", "mail");
               ConsumerGroupConfig points = c.groups().get("points");
               assertThat(points.subscriptions()).containsOnlyKeys("pay", "refund");
@@ -131,6 +138,7 @@ class TxmsgPropertiesTest {
               TxConsumerSettings c = ctx.getBean(TxConsumerSettings.class);
               assertThat(c.dlqDrainEnabled()).isEqualTo(new TxConsumerSettings().dlqDrainEnabled());
               assertThat(c.groups()).isEmpty();
+              assertThat(c.leasedDelivery()).as("off unless a lease is set").isNull();
             });
   }
 

@@ -41,6 +41,23 @@ class FifoTransportTest {
       value = TestTransport.class,
       names = {"GRPC", "REMOTING"})
   void eachMessageGroupIsConsumedInSendOrderEvenAcrossARetry(TestTransport kind) throws Exception {
+    consumeInOrderAcrossARetry(kind, null);
+  }
+
+  /**
+   * The same with leased delivery over gRPC (a simple consumer): messages of one group in one
+   * receive run one after the other, and a RETRY hides the rest of its group instead of running it.
+   */
+  @org.junit.jupiter.api.Test
+  void leasedDeliveryOverGrpcKeepsEachMessageGroupInSendOrderAcrossARetry() throws Exception {
+    consumeInOrderAcrossARetry(
+        TestTransport.GRPC,
+        new SubscriptionSpec.Lease(
+            Duration.ofSeconds(10), Duration.ofMillis(200), Duration.ofMillis(500)));
+  }
+
+  private void consumeInOrderAcrossARetry(TestTransport kind, SubscriptionSpec.Lease lease)
+      throws Exception {
     String topic = "fifo-" + UUID.randomUUID().toString().substring(0, 8);
     String group = "fifo-g-" + topic;
     mq.createTopic(topic, TopicType.FIFO);
@@ -55,7 +72,7 @@ class FifoTransportTest {
         Subscription sub =
             t.transport()
                 .subscribe(
-                    new SubscriptionSpec(group, Map.of(topic, "*"), 4),
+                    new SubscriptionSpec(group, Map.of(topic, "*"), 4, lease),
                     m -> {
                       String[] body = new String(m.body(), StandardCharsets.UTF_8).split(":");
                       int n = Integer.parseInt(body[1]);
