@@ -381,6 +381,27 @@ final class World implements AutoCloseable {
     }
   }
 
+  /** Waits until the points group has applied {@code factId}; fails after {@code timeout}. */
+  void awaitApplied(String factId, Duration timeout) throws Exception {
+    long until = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      try (Connection c = dataSource.getConnection()) {
+        if (count(
+                c,
+                "SELECT COUNT(*) FROM applied WHERE consumer_group = ? AND fact_id = ?",
+                points,
+                factId)
+            > 0) {
+          return;
+        }
+      }
+      if (System.nanoTime() > until) {
+        throw new AssertionError(factId + " not applied by " + points + " within " + timeout);
+      }
+      Thread.sleep(200);
+    }
+  }
+
   /** Fault-to-delivery time of a fact (points group), if it was committed and applied. */
   void recovery(String factId, long faultMillis) throws Exception {
     try (Connection c = dataSource.getConnection();
