@@ -22,6 +22,8 @@ import java.util.concurrent.TimeUnit;
 final class Child implements AutoCloseable {
   private final Process process;
   private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+  private final Map<String, java.util.concurrent.atomic.AtomicLong> failures =
+      new java.util.concurrent.ConcurrentHashMap<>();
   private final String name;
 
   private Child(String name, Process process, Path log) {
@@ -39,7 +41,16 @@ final class Child implements AutoCloseable {
                 while ((line = r.readLine()) != null) {
                   w.println(line);
                   if (line.startsWith("TXMSG-REL ")) {
-                    lines.add(line.substring("TXMSG-REL ".length()));
+                    String said = line.substring("TXMSG-REL ".length());
+                    if (said.startsWith("FAILED ")) {
+                      String[] parts = said.split(" ");
+                      failures
+                          .computeIfAbsent(
+                              parts.length > 2 ? parts[2] : "?",
+                              k -> new java.util.concurrent.atomic.AtomicLong())
+                          .incrementAndGet();
+                    }
+                    lines.add(said);
                   }
                 }
               } catch (Exception e) {
@@ -106,6 +117,16 @@ final class Child implements AutoCloseable {
         }
       }
     }
+  }
+
+  /**
+   * How many facts this producer reported FAILED, by exception simple name (e.g.
+   * OutcomeUnknownException).
+   */
+  Map<String, Long> failures() {
+    Map<String, Long> m = new java.util.TreeMap<>();
+    failures.forEach((k, v) -> m.put(k, v.get()));
+    return m;
   }
 
   boolean alive() {

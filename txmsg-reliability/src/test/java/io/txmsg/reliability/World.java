@@ -381,6 +381,23 @@ final class World implements AutoCloseable {
     }
   }
 
+  /** The database server's host and port, read from the JDBC URL ({@code //host:port/}). */
+  java.net.InetSocketAddress databaseAddress() {
+    java.util.regex.Matcher m = DB_ADDRESS.matcher(url);
+    if (!m.find()) {
+      throw new IllegalStateException("no //host:port/ in " + url);
+    }
+    return java.net.InetSocketAddress.createUnresolved(m.group(1), Integer.parseInt(m.group(2)));
+  }
+
+  /** The JDBC URL with the database server's address replaced by {@code 127.0.0.1:port}. */
+  String databaseUrlVia(int port) {
+    return DB_ADDRESS.matcher(url).replaceFirst("//127.0.0.1:" + port + "/");
+  }
+
+  private static final java.util.regex.Pattern DB_ADDRESS =
+      java.util.regex.Pattern.compile("//([^/:]+):(\\d+)/");
+
   /** Waits until the points group has applied {@code factId}; fails after {@code timeout}. */
   void awaitApplied(String factId, Duration timeout) throws Exception {
     long until = System.nanoTime() + timeout.toNanos();

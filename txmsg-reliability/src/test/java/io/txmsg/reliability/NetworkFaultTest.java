@@ -1,0 +1,151 @@
+package io.txmsg.reliability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.txmsg.testkit.db.TestDatabase;
+import io.txmsg.testkit.transport.TestTransport;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Network faults on the link between a producer JVM and its database, through an in-test TCP proxy
+ * ({@link TcpProxy}): added latency, connection resets again and again while the producer commits
+ * (some land in the middle of a COMMIT: DESIGN.md step 7, "commit outcome unknown", on a real
+ * driver), and a black hole (bytes held, no RST) that heals. A second producer of the same store,
+ * on a direct link, answers check-backs throughout; the consumers are in this JVM on a direct link.
+ * Whatever each commit's fate, the checker must find every committed fact delivered and applied
+ * once and nothing delivered for the others.
+ */
+class NetworkFaultTest {
+  private static final String DB = "io.txmsg.testkit.transport.TestTransport#realWithDatabases";
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void producerDatabaseLinkWithLatencyResetsMidCommitAndABlackHole(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    try (World w = new World(transport, kind)) {
+      InetSocketAddress db = w.databaseAddress();
+      try (TcpProxy link = new TcpProxy(db.getHostString(), db.getPort())) {
+        Child direct = w.producer("producer-direct", "count", "0");
+        w.consumers();
+        int facts = Scale.pick(600, 3000);
+        Child proxied =
+            w.producer(
+                "producer-proxied",
+                "url",
+                w.databaseUrlVia(link.port()),
+                "start",
+                "0",
+                "count",
+                Integer.toString(facts),
+                "rate",
+                "40");
+        int rounds = Scale.pick(1, 5);
+        int resets = 0;
+        for (int round = 0; round < rounds; round++) {
+          Thread.sleep(2_000);
+          link.latency(Duration.ofMillis(50));
+          Thread.sleep(3_000);
+          link.latency(Duration.ZERO);
+          // Resets every 300 ms for 4 s: the producer's statements and commits fail mid-flight.
+          for (int i = 0; i < 13; i++) {
+            resets += link.resetAll();
+            Thread.sleep(300);
+          }
+          Thread.sleep(1_000);
+          link.blackHole(true);
+          Thread.sleep(5_000);
+          link.blackHole(false);
+        }
+        proxied.await("DONE", Duration.ofSeconds(Scale.pick(180, 600)));
+        World.Verdict v = w.awaitQuiet(Duration.ofSeconds(Scale.pick(120, 300)), 0);
+        Map<String, Long> failed = proxied.failures();
+        Report.row(
+            "producer-database link: latency, resets mid-commit, black hole (failed: "
+                + (failed.isEmpty() ? "none" : failed.toString())
+                + ")",
+            w,
+            rounds * 3L,
+            v);
+        direct.kill();
+        proxied.kill();
+        assertThat(resets).as("connections reset while the producer worked").isPositive();
+        assertThat(failed).as("facts the faults made fail").isNotEmpty();
+        assertThat(v.facts()).isPositive();
+        assertThat(v.clean()).as(v.toString()).isTrue();
+      }
+    }
+  }
+
+  /**
+   * The same faults on the link between a producer JVM and the broker's gRPC proxy: sends and
+   * commits time out or fail mid-flight (a half message may be stored although the producer saw an
+   * error; a commit may be lost), and the check-backs, answered from the database by the producer
+   * on a direct link, settle them. gRPC only: a remoting client learns the brokers' own addresses
+   * from the NameServer, so one proxied address does not carry its traffic.
+   */
+  @ParameterizedTest
+  @MethodSource("grpcWithDatabases")
+  void producerBrokerLinkWithLatencyResetsAndABlackHole(TestTransport transport, TestDatabase kind)
+      throws Exception {
+    try (World w = new World(transport, kind)) {
+      String[] endpoint = w.args().get("endpoint").split(":");
+      try (TcpProxy link = new TcpProxy(endpoint[0], Integer.parseInt(endpoint[1]))) {
+        Child direct = w.producer("producer-direct", "count", "0");
+        w.consumers();
+        int facts = Scale.pick(600, 3000);
+        Child proxied =
+            w.producer(
+                "producer-proxied",
+                "endpoint",
+                "127.0.0.1:" + link.port(),
+                "start",
+                "0",
+                "count",
+                Integer.toString(facts),
+                "rate",
+                "40");
+        int rounds = Scale.pick(1, 5);
+        int resets = 0;
+        for (int round = 0; round < rounds; round++) {
+          Thread.sleep(2_000);
+          link.latency(Duration.ofMillis(50));
+          Thread.sleep(3_000);
+          link.latency(Duration.ZERO);
+          for (int i = 0; i < 13; i++) {
+            resets += link.resetAll();
+            Thread.sleep(300);
+          }
+          Thread.sleep(1_000);
+          link.blackHole(true);
+          Thread.sleep(5_000);
+          link.blackHole(false);
+        }
+        proxied.await("DONE", Duration.ofSeconds(Scale.pick(240, 900)));
+        World.Verdict v = w.awaitQuiet(Duration.ofSeconds(Scale.pick(120, 300)), 0);
+        Map<String, Long> failed = proxied.failures();
+        Report.row(
+            "producer-broker link: latency, resets, black hole (failed: "
+                + (failed.isEmpty() ? "none" : failed.toString())
+                + ")",
+            w,
+            rounds * 3L,
+            v);
+        direct.kill();
+        proxied.kill();
+        assertThat(resets).as("connections reset while the producer worked").isPositive();
+        assertThat(v.facts()).isPositive();
+        assertThat(v.clean()).as(v.toString()).isTrue();
+      }
+    }
+  }
+
+  static Stream<Arguments> grpcWithDatabases() {
+    return TestTransport.realWithDatabases().filter(a -> a.get()[0] == TestTransport.GRPC);
+  }
+}
