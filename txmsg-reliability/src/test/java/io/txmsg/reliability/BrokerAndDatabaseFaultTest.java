@@ -50,6 +50,52 @@ class BrokerAndDatabaseFaultTest {
     }
   }
 
+  /**
+   * The whole cluster (NameServer, broker, proxy) SIGSTOPped, not killed, while a producer commits
+   * and consumers consume, then SIGCONTed: sends and receives time out meanwhile, connections stay
+   * open, and afterwards every committed fact is delivered and applied once.
+   */
+  @ParameterizedTest
+  @MethodSource(DB)
+  void brokerPausedWhileAProducerCommitsAndConsumersConsume(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    try (World w = new World(transport, kind)) {
+      w.consumers();
+      Child load =
+          w.producer(
+              "load",
+              "count",
+              Integer.toString(Scale.pick(300, 1200)),
+              "rate",
+              "30",
+              "stay",
+              "true");
+      int pauses = Scale.pick(1, 3);
+      Duration pause = Duration.ofSeconds(Scale.pick(10, 30));
+      for (int i = 0; i < pauses; i++) {
+        Thread.sleep(3_000);
+        signal("STOP", w.mq.pid());
+        try {
+          Thread.sleep(pause.toMillis());
+        } finally {
+          signal("CONT", w.mq.pid());
+        }
+      }
+      load.await("DONE", Duration.ofSeconds(Scale.pick(240, 600)));
+      World.Verdict v = w.awaitQuiet(Duration.ofSeconds(Scale.pick(120, 300)), 0);
+      Report.row("broker paused " + pause.toSeconds() + " s (SIGSTOP)", w, pauses, v);
+      assertThat(v.facts()).isGreaterThan(0);
+      assertThat(v.clean()).as(v.toString()).isTrue();
+    }
+  }
+
+  private static void signal(String name, long pid) throws Exception {
+    Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
+    if (!kill.waitFor(10, java.util.concurrent.TimeUnit.SECONDS) || kill.exitValue() != 0) {
+      throw new IllegalStateException("kill -" + name + " " + pid + " failed");
+    }
+  }
+
   @ParameterizedTest
   @MethodSource(DB)
   void databaseUnreachableDuringCheckBacksAndConsumption(TestTransport transport, TestDatabase kind)

@@ -24,6 +24,8 @@ final class Child implements AutoCloseable {
   private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
   private final Map<String, java.util.concurrent.atomic.AtomicLong> failures =
       new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, java.util.Set<String>> failedFacts =
+      new java.util.concurrent.ConcurrentHashMap<>();
   private final String name;
 
   private Child(String name, Process process, Path log) {
@@ -44,11 +46,14 @@ final class Child implements AutoCloseable {
                     String said = line.substring("TXMSG-REL ".length());
                     if (said.startsWith("FAILED ")) {
                       String[] parts = said.split(" ");
+                      String why = parts.length > 2 ? parts[2] : "?";
                       failures
-                          .computeIfAbsent(
-                              parts.length > 2 ? parts[2] : "?",
-                              k -> new java.util.concurrent.atomic.AtomicLong())
+                          .computeIfAbsent(why, k -> new java.util.concurrent.atomic.AtomicLong())
                           .incrementAndGet();
+                      failedFacts
+                          .computeIfAbsent(
+                              why, k -> java.util.concurrent.ConcurrentHashMap.newKeySet())
+                          .add(parts[1]);
                     }
                     lines.add(said);
                   }
@@ -127,6 +132,13 @@ final class Child implements AutoCloseable {
     Map<String, Long> m = new java.util.TreeMap<>();
     failures.forEach((k, v) -> m.put(k, v.get()));
     return m;
+  }
+
+  /**
+   * The facts ({@code f-N}) this producer reported FAILED with the exception {@code simpleName}.
+   */
+  java.util.Set<String> failedFacts(String simpleName) {
+    return java.util.Set.copyOf(failedFacts.getOrDefault(simpleName, java.util.Set.of()));
   }
 
   boolean alive() {

@@ -12,19 +12,19 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A consumer JVM SIGSTOPped inside a handler (its claim and writes uncommitted, its client silent)
- * while another instance of the same groups runs, then SIGCONTed 45 s later. Over gRPC the paused
- * client's leases (15 s, leased delivery) run out meanwhile and its messages go to the other
- * instance; its claim of the paused fact waits on, or retries behind, the paused transaction's
- * lock, whichever commits first applies it and the other finds the claim. Every fact is applied
- * once, and over gRPC the other instance did receive work the paused one had taken (it reports
- * DUPLICATE for it). Over remoting there is no lease: the other instance pulls from the queues its
- * rebalance gives it at start, and the paused client keeps the rest until the broker expires its
- * channel (120 s by default), so whether it gets the paused fact depends on the queue; only the
- * checker's verdict is asserted there.
+ * while another instance of the same groups runs, then SIGCONTed 30 s later (two leases). Over gRPC
+ * the paused client's leases (15 s, leased delivery) run out meanwhile and its messages go to the
+ * other instance; its claim of the paused fact waits on, or retries behind, the paused
+ * transaction's lock, whichever commits first applies it and the other finds the claim. Every fact
+ * is applied once, and over gRPC the other instance did receive work the paused one had taken (it
+ * reports DUPLICATE for it). Over remoting there is no lease: the other instance pulls from the
+ * queues its rebalance gives it at start, and the paused client keeps the rest until the broker
+ * expires its channel (120 s by default), so whether it gets the paused fact depends on the queue;
+ * only the checker's verdict is asserted there.
  */
 class ConsumerPauseTest {
   private static final String DB = "io.txmsg.testkit.transport.TestTransport#realWithDatabases";
-  private static final Duration PAUSE = Duration.ofSeconds(45);
+  private static final Duration PAUSE = Duration.ofSeconds(30);
 
   @ParameterizedTest
   @MethodSource(DB)
@@ -63,7 +63,7 @@ class ConsumerPauseTest {
         paused.kill();
         next += 10;
       }
-      Report.row("consumer paused mid-handler 45 s, another instance running", w, rounds, v);
+      Report.row("consumer paused mid-handler 30 s, another instance running", w, rounds, v);
       producer.kill();
       assertThat(v.facts()).isEqualTo(rounds * 8L);
       assertThat(v.clean()).as(v.toString()).isTrue();

@@ -20,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>{@link #blackHole}: bytes are held, neither forwarded nor refused (no RST, no FIN), as when
  *       packets are dropped and TCP keeps retransmitting; when it ends the held bytes go through,
  *       as after a partition that heals before the peers give up;
+ *   <li>{@link #holdResponses}: only the server's answers are held;
  *   <li>{@link #resetAll}: every open connection is closed with an RST (SO_LINGER 0) on both sides,
  *       whatever it was doing, e.g. in the middle of a COMMIT.
  * </ul>
@@ -30,6 +31,7 @@ final class TcpProxy implements AutoCloseable {
   private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
   private volatile long latencyMillis;
   private volatile boolean holding;
+  private volatile boolean holdingResponses;
   private volatile boolean open = true;
 
   TcpProxy(String host, int port) throws IOException {
@@ -51,6 +53,15 @@ final class TcpProxy implements AutoCloseable {
 
   void blackHole(boolean on) {
     holding = on;
+  }
+
+  /**
+   * Holds the server's bytes only (its answers), not the application's: a request still reaches the
+   * server and is executed, e.g. a COMMIT, while its answer waits. A {@link #resetAll} then loses
+   * that answer: the application cannot know the outcome.
+   */
+  void holdResponses(boolean on) {
+    holdingResponses = on;
   }
 
   /** Resets every open connection (both sides); returns how many connections were open. */
@@ -78,8 +89,8 @@ final class TcpProxy implements AutoCloseable {
         upstream.setTcpNoDelay(true);
         sockets.add(client);
         sockets.add(upstream);
-        pump(client, upstream, "up");
-        pump(upstream, client, "down");
+        pump(client, upstream, false);
+        pump(upstream, client, true);
       } catch (IOException e) {
         if (!open) {
           return;
@@ -88,7 +99,7 @@ final class TcpProxy implements AutoCloseable {
     }
   }
 
-  private void pump(Socket from, Socket to, String direction) {
+  private void pump(Socket from, Socket to, boolean response) {
     Thread t =
         new Thread(
             () -> {
@@ -97,7 +108,7 @@ final class TcpProxy implements AutoCloseable {
                   OutputStream out = to.getOutputStream()) {
                 int n;
                 while ((n = in.read(buf)) >= 0) {
-                  while (holding && open) {
+                  while ((holding || (response && holdingResponses)) && open) {
                     Thread.sleep(5);
                   }
                   long delay = latencyMillis;
@@ -114,7 +125,7 @@ final class TcpProxy implements AutoCloseable {
                 reset(to);
               }
             },
-            "tcp-proxy-" + direction);
+            response ? "tcp-proxy-down" : "tcp-proxy-up");
     t.setDaemon(true);
     t.start();
   }

@@ -398,6 +398,24 @@ final class World implements AutoCloseable {
   private static final java.util.regex.Pattern DB_ADDRESS =
       java.util.regex.Pattern.compile("//([^/:]+):(\\d+)/");
 
+  /** Which of these facts have their business row (committed). */
+  java.util.Set<String> committed(java.util.Collection<String> factIds) throws Exception {
+    java.util.Set<String> out = new java.util.TreeSet<>();
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM fact WHERE id = ?")) {
+      for (String id : factIds) {
+        ps.setString(1, id);
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          if (rs.getLong(1) > 0) {
+            out.add(id);
+          }
+        }
+      }
+    }
+    return out;
+  }
+
   /** Waits until the points group has applied {@code factId}; fails after {@code timeout}. */
   void awaitApplied(String factId, Duration timeout) throws Exception {
     long until = System.nanoTime() + timeout.toNanos();
