@@ -37,7 +37,7 @@ class DatabasePauseTest {
                 "url",
                 url,
                 "count",
-                Integer.toString(Scale.pick(400, 1500)),
+                Integer.toString(Scale.pick(200, 1500)),
                 "rate",
                 "20",
                 "stay",

@@ -123,7 +123,7 @@ class NetworkFaultTest {
       try (TcpProxy link = new TcpProxy(endpoint[0], Integer.parseInt(endpoint[1]))) {
         Child direct = w.producer("producer-direct", "count", "0");
         w.consumers();
-        int facts = Scale.pick(600, 3000);
+        int facts = Scale.pick(400, 3000);
         Child proxied =
             w.producer(
                 "producer-proxied",

@@ -71,8 +71,28 @@ final class GrpcLeasedSubscription implements Subscription {
   private final ExecutorService workers;
   private final ScheduledExecutorService renewer;
 
+  /**
+   * Messages held per consumption thread (received and not yet settled): a few waiting in the
+   * workers' queue keep the threads busy while the next receive travels, as a push consumer's
+   * message cache does. Their leases are renewed like those of running ones.
+   */
+  private static final int HELD_PER_THREAD = 4;
+
+  /**
+   * Receives in flight per topic: one long-polls while the other's batch is handed over, as a push
+   * consumer keeps a receive going per queue.
+   */
+  private static final int RECEIVERS_PER_TOPIC = 2;
+
   /** One permit per message this instance may hold (received and not yet settled). */
   private final Semaphore capacity;
+
+  /**
+   * The most one topic's receiver asks for (and so holds during its long poll): the group's threads
+   * divided among its topics, so an idle topic's pending poll never takes every permit while a busy
+   * topic waits.
+   */
+  private final int share;
 
   private final Set<Held> held = ConcurrentHashMap.newKeySet();
 
@@ -85,7 +105,9 @@ final class GrpcLeasedSubscription implements Subscription {
     this.spec = spec;
     this.lease = spec.lease();
     this.handler = handler;
-    this.capacity = new Semaphore(spec.threads());
+    int held = spec.threads() * HELD_PER_THREAD;
+    this.capacity = new Semaphore(held);
+    this.share = Math.max(1, held / (RECEIVERS_PER_TOPIC * Math.max(1, spec.tagsByTopic().size())));
     AtomicInteger n = new AtomicInteger();
     this.workers =
         Executors.newFixedThreadPool(
@@ -121,10 +143,14 @@ final class GrpcLeasedSubscription implements Subscription {
                 .setAwaitDuration(AWAIT)
                 .build();
         consumers.add(consumer);
-        Thread t =
-            new Thread(() -> receiveLoop(consumer, e.getKey()), spec.group() + "-" + e.getKey());
-        t.setDaemon(true);
-        receivers.add(t);
+        for (int i = 0; i < RECEIVERS_PER_TOPIC; i++) {
+          Thread t =
+              new Thread(
+                  () -> receiveLoop(consumer, e.getKey()),
+                  spec.group() + "-" + e.getKey() + "-" + i);
+          t.setDaemon(true);
+          receivers.add(t);
+        }
       }
     } catch (Exception e) {
       close();
@@ -141,7 +167,7 @@ final class GrpcLeasedSubscription implements Subscription {
       try {
         capacity.acquire();
         permits = 1 + capacity.drainPermits();
-        int asked = Math.min(MAX_RECEIVE, permits);
+        int asked = Math.min(Math.min(MAX_RECEIVE, share), permits);
         capacity.release(permits - asked);
         permits = asked;
         List<MessageView> views = consumer.receive(asked, lease.duration());
