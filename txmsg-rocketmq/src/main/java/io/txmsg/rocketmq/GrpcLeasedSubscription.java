@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * A consumer group over gRPC with <em>leased</em> delivery ({@link SubscriptionSpec.Lease}): one
  * {@link SimpleConsumer} per topic receives with an explicit invisible duration (the lease), and
  * this client renews the lease of every message it holds until its verdict. ACK acks; RETRY (or an
- * exception) hides the message for the lease's backoff of its delivery attempt.
+ * exception) hides the message for the lease's backoff of its delivery attempt (a message of a
+ * message group is retried here instead; see Order).
  *
  * <p>Why: a push consumer asks the proxy to renew its messages ("auto renew"), and the proxy keeps
  * renewing them until the broker expires the client's channel ({@code channelExpiredTimeout}, 120 s
@@ -42,10 +43,10 @@ import org.slf4j.LoggerFactory;
  * delivery over gRPC".
  *
  * <p>Order: messages of one message group (FIFO topics) in one receive are handled one after the
- * other in receive order, and after a RETRY the rest of that group's messages are hidden with the
- * same delay instead of being handled, so a later version never overtakes an earlier one; the
- * broker hands out a FIFO queue's next messages only when these are settled. Other messages are
- * handled in parallel on the group's threads.
+ * other in receive order, and a RETRY is retried locally (as rocketmq-client-java's FIFO push
+ * consumer does) before the next message of the group runs, so a later version never overtakes an
+ * earlier one; the broker hands out a FIFO queue's next messages only when these are settled. Other
+ * messages are handled in parallel on the group's threads.
  *
  * <p>A renewal and the final ack or backoff of one message are chained, never concurrent: a renewal
  * replaces the message's receipt handle, and an ack with the replaced handle would leave the
@@ -83,6 +84,9 @@ final class GrpcLeasedSubscription implements Subscription {
    * consumer keeps a receive going per queue.
    */
   private static final int RECEIVERS_PER_TOPIC = 2;
+
+  /** Local attempts of a FIFO message before it is left to the broker (see runInOrder). */
+  private static final int MAX_LOCAL_ATTEMPTS = 64;
 
   /** One permit per message this instance may hold (received and not yet settled). */
   private final Semaphore capacity;
@@ -219,43 +223,58 @@ final class GrpcLeasedSubscription implements Subscription {
   }
 
   private void runChain(List<Held> chain) {
-    Duration hideRest = null;
     for (Held h : chain) {
       try {
-        if (hideRest != null) {
-          h.settle(null, hideRest);
-          continue;
-        }
         if (!running) {
           // Closing: leave it to come back (to another instance) after its lease rather than
           // start a handler now.
           h.settle(null, null);
           continue;
         }
-        Verdict verdict;
-        try {
-          verdict = handler.onMessage(GrpcMessages.toInbound(h.view));
-        } catch (RuntimeException | Error unexpected) {
-          // A bug in the handler, not a verdict: log it loudly and let the broker redeliver.
-          log.error(
-              "consume failed group={} messageId={}",
-              spec.group(),
-              h.view.getMessageId(),
-              unexpected);
-          verdict = Verdict.RETRY;
+        if (h.view.getMessageGroup().isPresent()) {
+          runInOrder(h);
+          continue;
         }
-        if (verdict == Verdict.ACK) {
+        if (handle(h, h.view.getDeliveryAttempt()) == Verdict.ACK) {
           h.settle(Verdict.ACK, null);
         } else {
-          Duration delay = lease.retryDelay(h.view.getDeliveryAttempt());
-          h.settle(Verdict.RETRY, delay);
-          if (h.view.getMessageGroup().isPresent()) {
-            hideRest = delay;
-          }
+          h.settle(Verdict.RETRY, lease.retryDelay(h.view.getDeliveryAttempt()));
         }
       } finally {
         capacity.release();
       }
+    }
+  }
+
+  /**
+   * A message of a message group (FIFO topic) is retried here, after the lease's backoff, with the
+   * delivery attempt counted locally, while its lease and those of the group's later messages are
+   * renewed: the next message of the group runs only after this one was acknowledged. Handing a
+   * retry back to the broker instead made it deliver later messages of the batch a second time,
+   * after even later ones (FifoTransportTest caught 4,5,6 after 6). The handler parks an event that
+   * keeps failing at its maxAttempts (an ACK); after {@value #MAX_LOCAL_ATTEMPTS} attempts without
+   * a verdict the message is left to the broker.
+   */
+  private void runInOrder(Held h) {
+    int attempt = h.view.getDeliveryAttempt();
+    for (int n = 0; n < MAX_LOCAL_ATTEMPTS && running; n++, attempt++) {
+      if (handle(h, attempt) == Verdict.ACK) {
+        h.settle(Verdict.ACK, null);
+        return;
+      }
+      sleepQuietly(lease.retryDelay(attempt).toMillis());
+    }
+    h.settle(null, null);
+  }
+
+  private Verdict handle(Held h, int attempt) {
+    try {
+      return handler.onMessage(GrpcMessages.toInbound(h.view, attempt));
+    } catch (RuntimeException | Error unexpected) {
+      // A bug in the handler, not a verdict: log it loudly and retry.
+      log.error(
+          "consume failed group={} messageId={}", spec.group(), h.view.getMessageId(), unexpected);
+      return Verdict.RETRY;
     }
   }
 

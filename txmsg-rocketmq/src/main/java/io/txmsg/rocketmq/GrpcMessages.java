@@ -31,6 +31,11 @@ final class GrpcMessages {
   }
 
   static InboundMessage toInbound(MessageView view) {
+    return toInbound(view, view.getDeliveryAttempt());
+  }
+
+  /** The same with the delivery attempt counted by the caller (a local retry). */
+  static InboundMessage toInbound(MessageView view, int deliveryAttempt) {
     ByteBuffer buffer = view.getBody().duplicate();
     byte[] body = new byte[buffer.remaining()];
     buffer.get(body);
@@ -39,7 +44,7 @@ final class GrpcMessages {
         view.getMessageId().toString(),
         view.getProperties(),
         body,
-        view.getDeliveryAttempt(),
+        deliveryAttempt,
         Instant.ofEpochMilli(view.getBornTimestamp()));
   }
 }

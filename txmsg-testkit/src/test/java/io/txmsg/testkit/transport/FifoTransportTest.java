@@ -46,7 +46,8 @@ class FifoTransportTest {
 
   /**
    * The same with leased delivery over gRPC (a simple consumer): messages of one group in one
-   * receive run one after the other, and a RETRY hides the rest of its group instead of running it.
+   * receive run one after the other, and a RETRY leaves the rest of its group to come back, in
+   * order, with the retried one.
    */
   @org.junit.jupiter.api.Test
   void leasedDeliveryOverGrpcKeepsEachMessageGroupInSendOrderAcrossARetry() throws Exception {
