@@ -74,11 +74,11 @@ class BrokerAndDatabaseFaultTest {
       Duration pause = Duration.ofSeconds(Scale.pick(10, 30));
       for (int i = 0; i < pauses; i++) {
         Thread.sleep(3_000);
-        signal("STOP", w.mq.pid());
+        Child.signal("STOP", w.mq.pid());
         try {
           Thread.sleep(pause.toMillis());
         } finally {
-          signal("CONT", w.mq.pid());
+          Child.signal("CONT", w.mq.pid());
         }
       }
       load.await("DONE", Duration.ofSeconds(Scale.pick(240, 600)));
@@ -86,13 +86,6 @@ class BrokerAndDatabaseFaultTest {
       Report.row("broker paused " + pause.toSeconds() + " s (SIGSTOP)", w, pauses, v);
       assertThat(v.facts()).isGreaterThan(0);
       assertThat(v.clean()).as(v.toString()).isTrue();
-    }
-  }
-
-  private static void signal(String name, long pid) throws Exception {
-    Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
-    if (!kill.waitFor(10, java.util.concurrent.TimeUnit.SECONDS) || kill.exitValue() != 0) {
-      throw new IllegalStateException("kill -" + name + " " + pid + " failed");
     }
   }
 

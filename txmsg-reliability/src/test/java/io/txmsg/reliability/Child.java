@@ -22,8 +22,6 @@ import java.util.concurrent.TimeUnit;
 final class Child implements AutoCloseable {
   private final Process process;
   private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-  private final Map<String, java.util.concurrent.atomic.AtomicLong> failures =
-      new java.util.concurrent.ConcurrentHashMap<>();
   private final Map<String, java.util.Set<String>> failedFacts =
       new java.util.concurrent.ConcurrentHashMap<>();
   private final String name;
@@ -47,9 +45,6 @@ final class Child implements AutoCloseable {
                     if (said.startsWith("FAILED ")) {
                       String[] parts = said.split(" ");
                       String why = parts.length > 2 ? parts[2] : "?";
-                      failures
-                          .computeIfAbsent(why, k -> new java.util.concurrent.atomic.AtomicLong())
-                          .incrementAndGet();
                       failedFacts
                           .computeIfAbsent(
                               why, k -> java.util.concurrent.ConcurrentHashMap.newKeySet())
@@ -130,7 +125,7 @@ final class Child implements AutoCloseable {
    */
   Map<String, Long> failures() {
     Map<String, Long> m = new java.util.TreeMap<>();
-    failures.forEach((k, v) -> m.put(k, v.get()));
+    failedFacts.forEach((k, v) -> m.put(k, (long) v.size()));
     return m;
   }
 
@@ -162,8 +157,13 @@ final class Child implements AutoCloseable {
   }
 
   private void signal(String name) throws Exception {
+    signal(name, process.pid());
+  }
+
+  /** Sends signal {@code name} (STOP, CONT, ...) to process {@code pid}; fails if kill(1) does. */
+  static void signal(String name, long pid) throws Exception {
     Process kill =
-        new ProcessBuilder("kill", "-" + name, Long.toString(process.pid()))
+        new ProcessBuilder("kill", "-" + name, Long.toString(pid))
             .redirectErrorStream(true)
             .start();
     if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
@@ -171,7 +171,7 @@ final class Child implements AutoCloseable {
           "kill -"
               + name
               + " "
-              + process.pid()
+              + pid
               + " failed: "
               + new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
     }

@@ -67,18 +67,7 @@ class NetworkFaultTest {
             Thread.sleep(250);
             unknownButCommitted.addAll(w.committed(proxied.failedFacts("OutcomeUnknownException")));
           }
-          link.latency(Duration.ofMillis(50));
-          Thread.sleep(3_000);
-          link.latency(Duration.ZERO);
-          // Resets every 300 ms for 4 s: the producer's statements and commits fail mid-flight.
-          for (int i = 0; i < 13; i++) {
-            resets += link.resetAll();
-            Thread.sleep(300);
-          }
-          Thread.sleep(1_000);
-          link.blackHole(true);
-          Thread.sleep(5_000);
-          link.blackHole(false);
+          resets += latencyResetsAndBlackHole(link);
         }
         proxied.await("DONE", Duration.ofSeconds(Scale.pick(180, 600)));
         World.Verdict v = w.awaitQuiet(Duration.ofSeconds(Scale.pick(120, 300)), 0);
@@ -139,17 +128,7 @@ class NetworkFaultTest {
         int resets = 0;
         for (int round = 0; round < rounds; round++) {
           Thread.sleep(2_000);
-          link.latency(Duration.ofMillis(50));
-          Thread.sleep(3_000);
-          link.latency(Duration.ZERO);
-          for (int i = 0; i < 13; i++) {
-            resets += link.resetAll();
-            Thread.sleep(300);
-          }
-          Thread.sleep(1_000);
-          link.blackHole(true);
-          Thread.sleep(5_000);
-          link.blackHole(false);
+          resets += latencyResetsAndBlackHole(link);
         }
         proxied.await("DONE", Duration.ofSeconds(Scale.pick(240, 900)));
         World.Verdict v = w.awaitQuiet(Duration.ofSeconds(Scale.pick(120, 300)), 0);
@@ -168,6 +147,26 @@ class NetworkFaultTest {
         assertThat(v.clean()).as(v.toString()).isTrue();
       }
     }
+  }
+
+  /**
+   * 3 s of 50 ms latency, then every connection reset every 300 ms for 4 s (statements and commits
+   * fail mid-flight), then a 5 s black hole that heals; returns how many connections were reset.
+   */
+  private static int latencyResetsAndBlackHole(TcpProxy link) throws InterruptedException {
+    int resets = 0;
+    link.latency(Duration.ofMillis(50));
+    Thread.sleep(3_000);
+    link.latency(Duration.ZERO);
+    for (int i = 0; i < 13; i++) {
+      resets += link.resetAll();
+      Thread.sleep(300);
+    }
+    Thread.sleep(1_000);
+    link.blackHole(true);
+    Thread.sleep(5_000);
+    link.blackHole(false);
+    return resets;
   }
 
   static Stream<Arguments> grpcWithDatabases() {

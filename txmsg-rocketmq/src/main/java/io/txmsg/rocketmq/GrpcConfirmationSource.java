@@ -160,23 +160,6 @@ final class GrpcConfirmationSource implements Subscription {
   public void close() throws Exception {
     running = false;
     // Closing the consumers ends their pending long polls; the receivers then see !running.
-    Exception first = null;
-    for (SimpleConsumer c : consumers) {
-      try {
-        c.close();
-      } catch (Exception e) {
-        if (first == null) {
-          first = e;
-        } else {
-          first.addSuppressed(e);
-        }
-      }
-    }
-    for (Thread t : receivers) {
-      t.join(2000);
-    }
-    if (first != null) {
-      throw first;
-    }
+    GrpcMessages.closeAll(consumers, receivers);
   }
 }

@@ -394,23 +394,6 @@ final class GrpcLeasedSubscription implements Subscription {
       // Each failure was logged where it happened; an unsettled message comes back after its lease.
       log.debug("consumer group {}: settles pending at close: {}", spec.group(), e.toString());
     }
-    Exception first = null;
-    for (SimpleConsumer c : consumers) {
-      try {
-        c.close();
-      } catch (Exception e) {
-        if (first == null) {
-          first = e;
-        } else {
-          first.addSuppressed(e);
-        }
-      }
-    }
-    for (Thread t : receivers) {
-      t.join(2000);
-    }
-    if (first != null) {
-      throw first;
-    }
+    GrpcMessages.closeAll(consumers, receivers);
   }
 }
