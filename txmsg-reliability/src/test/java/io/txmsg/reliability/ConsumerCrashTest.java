@@ -24,7 +24,7 @@ class ConsumerCrashTest {
       throws Exception {
     try (World w = new World(transport, kind)) {
       Child producer = w.producer("producer", "count", "0");
-      int rounds = Scale.pick(1, 20);
+      int rounds = Scale.kills(1, 20);
       long next = 0;
       int faults = 0;
       for (int round = 0; round < rounds; round++) {

@@ -30,14 +30,14 @@ class ProducerCrashTest {
   @MethodSource(DB)
   void killedAtEveryCrashPointWhileASecondProducerAnswersCheckBacks(
       TestTransport transport, TestDatabase kind) throws Exception {
-    run(transport, kind, "producer-kill, second producer alive", true, Scale.pick(1, 50));
+    run(transport, kind, "producer-kill, second producer alive", true, Scale.kills(1, 50));
   }
 
   @ParameterizedTest
   @MethodSource(DB)
   void killedAtEveryCrashPointWithNoProducerAliveUntilARestart(
       TestTransport transport, TestDatabase kind) throws Exception {
-    run(transport, kind, "producer-kill, none alive until restart", false, Scale.pick(1, 10));
+    run(transport, kind, "producer-kill, none alive until restart", false, Scale.kills(1, 10));
   }
 
   /**
@@ -54,7 +54,7 @@ class ProducerCrashTest {
         DeliveryMode.OUTBOX,
         "producer-kill (OUTBOX), second producer alive",
         true,
-        Scale.pick(1, 50));
+        Scale.kills(1, 50));
   }
 
   @ParameterizedTest
@@ -67,7 +67,7 @@ class ProducerCrashTest {
         DeliveryMode.OUTBOX,
         "producer-kill (OUTBOX), none alive until restart",
         false,
-        Scale.pick(1, 10));
+        Scale.kills(1, 10));
   }
 
   private static void run(
