@@ -162,6 +162,11 @@ public enum Dialect {
       return null; // SET LOCAL ends with the transaction: nothing to restore
     }
 
+    @Override
+    void planWithoutJit(JournalMapper mapper) {
+      mapper.planWithoutJit();
+    }
+
     /**
      * A session-level advisory lock of the upgrading connection: each upgrade statement commits on
      * its own (the shortest ACCESS EXCLUSIVE lock on the tables), so a transaction-level lock would
@@ -255,6 +260,14 @@ public enum Dialect {
   abstract LockWait boundLockWait(AttemptMapper mapper, long millis);
 
   /**
+   * Turns off query JIT compilation for the rest of the current transaction where the database has
+   * it (PostgreSQL 11+, {@code jit = on} by default): the candidate query's estimated cost passes
+   * {@code jit_above_cost} as soon as many rows are unsent, and compiling it cost 0.5-1 s per
+   * reconciler round against a few milliseconds to run it. No-op elsewhere.
+   */
+  void planWithoutJit(JournalMapper mapper) {}
+
+  /**
    * Claims up to {@code batchSize} due journal rows of {@code storeId} (PENDING/RETRY past
    * next_retry_at, SENDING with an expired lease) for {@code ownerToken}: each becomes SENDING with
    * a lease of {@code leaseMillis}. The default reads the candidates FOR UPDATE SKIP LOCKED and
@@ -268,6 +281,7 @@ public enum Dialect {
     return tx.run(
         JournalMapper.class,
         m -> {
+          planWithoutJit(m);
           List<String> out = new ArrayList<>();
           Set<String> groups = new HashSet<>();
           for (DueRow due : m.selectDue(storeId, batchSize)) {

@@ -36,6 +36,12 @@ public interface JournalMapper {
   List<DueRow> selectDue(@Param("storeId") String storeId, @Param("limit") int limit);
 
   /**
+   * PostgreSQL only: no JIT compilation for the rest of this transaction ({@code SET LOCAL jit =
+   * off}); see {@link Dialect#planWithoutJit}.
+   */
+  void planWithoutJit();
+
+  /**
    * The self-check of an OUTBOX execute, its last statement: this execute's own journal row, locked
    * ({@code WHERE event_id = ? AND attempt_id = ? FOR UPDATE}). Null when the database discarded
    * the transaction (MariaDB after a deadlock); throws on PostgreSQL's aborted transaction.

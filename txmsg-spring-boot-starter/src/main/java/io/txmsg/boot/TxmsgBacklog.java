@@ -15,8 +15,9 @@ import javax.sql.DataSource;
 
 /**
  * What the txmsg tables hold right now, read with the store's operator queries ({@link
- * OpsQueryMapper}, as {@code txmsg journal stats} does): no SQL of its own, no payloads. Each query
- * is a grouped count served by an index on status, so a check costs the same with a large backlog.
+ * OpsQueryMapper}): no SQL of its own, no payloads. Each query is a grouped count over the unsent
+ * journal rows or the parked dead letters, served by an index led by status: a check reads the
+ * backlog, never the SENT rows that make up most of the table.
  *
  * @param pending journal rows not yet confirmed (PENDING, SENDING, RETRY)
  * @param oldestUnconfirmed age of the oldest of them by the database clock, or null when none
@@ -43,7 +44,7 @@ record TxmsgBacklog(
   private static TxmsgBacklog of(OpsQueryMapper ops) {
     long pending = 0;
     long dead = 0;
-    for (JournalCount c : ops.journalCounts()) {
+    for (JournalCount c : ops.unfinishedJournalCounts()) {
       if (UNCONFIRMED.contains(c.getStatus())) {
         pending += c.getCount();
       } else if (JournalStatus.DEAD.name().equals(c.getStatus())) {

@@ -19,8 +19,18 @@ public interface OpsQueryMapper {
   /** 1 when the journal has this event id, else 0. */
   int journalExists(@Param("eventId") String eventId);
 
-  /** Row counts per (status, destination). */
+  /**
+   * Row counts per (status, destination), SENT included: reads every row of the journal (what
+   * {@code txmsg journal stats} shows an operator who asked). Periodic callers use {@link
+   * #unfinishedJournalCounts}.
+   */
   List<JournalCount> journalCounts();
+
+  /**
+   * Row counts per (status, destination) of the rows not SENT (PENDING, SENDING, RETRY, DEAD):
+   * served by {@code journal_due_ix}, so it reads the backlog, not the table.
+   */
+  List<JournalCount> unfinishedJournalCounts();
 
   /** The oldest created_at per unfinished status (PENDING, SENDING, RETRY) and the database now. */
   List<JournalOldest> journalOldest();
