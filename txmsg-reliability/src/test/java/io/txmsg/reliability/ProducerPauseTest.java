@@ -27,8 +27,9 @@ class ProducerPauseTest {
   /**
    * Remoting only. Over gRPC this case failed once in CI (2026-12-04, after passing three times):
    * no FENCED attempt row appeared within 60 s, so the live producer never got a check-back for the
-   * paused producer's half message while that producer was stopped but still connected. Why the
-   * proxy routed it so is not established; see docs/reliability.md.
+   * paused producer's half message while that producer was stopped but still connected. The likely
+   * cause is the broker's one round-robin counter for all check-backs, which can ask a message on
+   * the stopped client's channel on every pass (docs/reliability.md, "Paused processes").
    */
   static Stream<Arguments> remotingWithDatabases() {
     return TestTransport.realWithDatabases().filter(a -> a.get()[0] == TestTransport.REMOTING);
