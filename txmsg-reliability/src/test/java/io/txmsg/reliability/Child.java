@@ -140,6 +140,10 @@ final class Child implements AutoCloseable {
     return process.isAlive();
   }
 
+  long pid() {
+    return process.pid();
+  }
+
   /** SIGKILL, then wait for the process to be gone. */
   void kill() throws InterruptedException {
     process.destroyForcibly();

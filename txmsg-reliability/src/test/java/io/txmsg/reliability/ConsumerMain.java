@@ -18,6 +18,8 @@ public final class ConsumerMain {
 
   public static void main(String[] argv) throws Exception {
     Args a = new Args(argv);
+    String retentionArg = a.get("consumeLogRetention", "");
+    Duration retention = retentionArg.isEmpty() ? null : Duration.parse(retentionArg);
     String crash = a.get("crash", "NONE");
     String crashEvent = "f-" + a.get("crashAt", "-1");
     HikariConfig hc = new HikariConfig();
@@ -39,7 +41,11 @@ public final class ConsumerMain {
             .dataSource(ds)
             .settings(
                 Handlers.settings(
-                    Handlers.connection(a), a.get("topic"), a.get("points"), a.get("proj")))
+                    Handlers.connection(a),
+                    a.get("topic"),
+                    a.get("points"),
+                    a.get("proj"),
+                    retention))
             .interceptor(
                 new ConsumerInterceptor() {
                   @Override
@@ -52,7 +58,7 @@ public final class ConsumerMain {
                 });
     TxConsumers consumers = b.build();
     Args.say("READY");
-    Thread.sleep(Duration.ofHours(1).toMillis());
+    Thread.sleep(Duration.parse(a.get("lifetime", "PT1H")).toMillis());
     consumers.close();
   }
 }

@@ -38,6 +38,29 @@ final class Handlers {
    */
   static TxConsumerSettings settings(
       BrokerConnection connection, String topic, String points, String proj) {
+    return settings(connection, topic, points, proj, null);
+  }
+
+  /**
+   * The same with a consume-log retention of {@code consumeLogRetention} (null: the default), for
+   * runs that archive the consume log: events older than 80 % of it are parked TOO_OLD rather than
+   * applied, as in production.
+   */
+  static TxConsumerSettings settings(
+      BrokerConnection connection,
+      String topic,
+      String points,
+      String proj,
+      Duration consumeLogRetention) {
+    TxConsumerSettings s = settings0(connection, topic, points, proj);
+    return consumeLogRetention == null
+        ? s
+        : s.consumeLogRetention(consumeLogRetention)
+            .tooOldMargin(consumeLogRetention.dividedBy(5));
+  }
+
+  private static TxConsumerSettings settings0(
+      BrokerConnection connection, String topic, String points, String proj) {
     return new TxConsumerSettings()
         .connection(connection)
         .consumptionThreads(4)

@@ -86,7 +86,8 @@ public final class ProducerMain {
                 .republishAfter(Duration.ofMillis(a.getLong("republishAfterMs", 8_000)))
                 .leaseDuration(Duration.ofSeconds(10))
                 .localTransactionTimeout(Duration.ofMillis(a.getLong("localTxTimeoutMs", 30_000)))
-                .fenceAfterChecks(2))
+                .fenceAfterChecks(2)
+                .consumeLogRetention(Duration.parse(a.get("consumeLogRetention", "P7D"))))
         .interceptor(
             new ProducerInterceptor() {
               @Override

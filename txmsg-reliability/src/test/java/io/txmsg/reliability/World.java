@@ -247,7 +247,11 @@ final class World implements AutoCloseable {
                 c,
                 "SELECT COUNT(*) FROM fact f WHERE NOT EXISTS (SELECT 1 FROM txmsg_consume_log l"
                     + " WHERE l.consumer_group = ? AND l.event_id = f.id"
-                    + " AND l.status IN ('SUCCESS', 'SKIPPED_STALE'))",
+                    + " AND l.status IN ('SUCCESS', 'SKIPPED_STALE'))"
+                    // archived rows were SUCCESS or SKIPPED_STALE (the archiver moves no other)
+                    + " AND NOT EXISTS (SELECT 1 FROM txmsg_consume_log_archive x"
+                    + " WHERE x.consumer_group = ? AND x.event_id = f.id)",
+                g,
                 g);
       }
       long phantom =
