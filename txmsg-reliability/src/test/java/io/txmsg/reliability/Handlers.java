@@ -55,8 +55,7 @@ final class Handlers {
     TxConsumerSettings s = settings0(connection, topic, points, proj);
     return consumeLogRetention == null
         ? s
-        : s.consumeLogRetention(consumeLogRetention)
-            .tooOldMargin(consumeLogRetention.dividedBy(5));
+        : s.consumeLogRetention(consumeLogRetention).tooOldMargin(consumeLogRetention.dividedBy(5));
   }
 
   private static TxConsumerSettings settings0(

@@ -38,18 +38,17 @@ import org.junit.jupiter.params.provider.MethodSource;
  * measured; every {@code txmsg.reliability.soak.faultEvery} (4 min) one fault comes, in turn: a
  * second producer SIGKILLed after its local commit, a second consumer instance SIGKILLed under
  * load, the broker SIGSTOPped for 10 s, the database unreachable for 10 s. Every minute the test
- * archives as an operator's schedule would (journal and attempts older than 2 min, consume log older
- * than its 10 min retention, which the consumers and producers are configured with), forces a GC in
- * the measured JVMs and samples their live heap, RSS, threads and open sockets from outside. At the
- * end: the checker's invariants are all 0, nothing is stuck, and each measure of the last quarter
- * stays within a bound of the second quarter's (the first quarter is warm-up). The samples go to
- * {@code target/reliability/soak-<transport>-<db>.csv}, the summary to {@code soak.md}.
+ * archives as an operator's schedule would (journal and attempts older than 2 min, consume log
+ * older than its 10 min retention, which the consumers and producers are configured with), forces a
+ * GC in the measured JVMs and samples their live heap, RSS, threads and open sockets from outside.
+ * At the end: the checker's invariants are all 0, nothing is stuck, and each measure of the last
+ * quarter stays within a bound of the second quarter's (the first quarter is warm-up). The samples
+ * go to {@code target/reliability/soak-<transport>-<db>.csv}, the summary to {@code soak.md}.
  */
 class SoakTest {
   private static final String DB = "io.txmsg.testkit.transport.TestTransport#realWithDatabases";
   private static final Duration RETENTION = Duration.ofMinutes(10);
   private static final Duration JOURNAL_RETENTION = Duration.ofMinutes(2);
-  private static final Duration SAMPLE_EVERY = Duration.ofMinutes(1);
   private static final Pattern HEAP_USED = Pattern.compile("used (\\d+)K");
 
   /** One sample of one JVM, measured from outside. */
@@ -64,6 +63,8 @@ class SoakTest {
     Duration faultEvery =
         Duration.parse(System.getProperty("txmsg.reliability.soak.faultEvery", "PT4M"));
     int rate = Integer.getInteger("txmsg.reliability.soak.rate", 20);
+    Duration sampleEvery =
+        Duration.parse(System.getProperty("txmsg.reliability.soak.sampleEvery", "PT1M"));
     String retention = RETENTION.toString();
     try (World w = new World(transport, kind)) {
       TxmsgStore store = TxmsgStore.detect(w.dataSource, "txmsg_");
@@ -92,7 +93,7 @@ class SoakTest {
       Path csv = csv(transport, kind);
       long start = System.nanoTime();
       long nextFault = start + faultEvery.toNanos();
-      long nextSample = start + SAMPLE_EVERY.toNanos();
+      long nextSample = start + sampleEvery.toNanos();
       int faults = 0;
       long extraFacts = 10_000_000L; // facts of the faulted second producers
       long archived = 0;
@@ -120,15 +121,18 @@ class SoakTest {
               r[0],
               r[1],
               archived);
-          nextSample += SAMPLE_EVERY.toNanos();
+          nextSample += sampleEvery.toNanos();
         } else {
-          Thread.sleep(Math.min(nextFault, nextSample) - now > 0 ? 1_000 : 0);
+          Thread.sleep(1_000);
         }
       }
       producer.await("DONE", Duration.ofMinutes(5));
       World.Verdict v = w.awaitQuiet(Duration.ofMinutes(5), 0);
-      Report.row("soak " + duration.toMinutes() + " min, a fault every " + faultEvery.toMinutes()
-          + " min", w, faults, v);
+      Report.row(
+          "soak " + duration.toMinutes() + " min, a fault every " + faultEvery.toMinutes() + " min",
+          w,
+          faults,
+          v);
       String summary = summary(transport, kind, duration, faults, archived, samples, rows, v);
       Files.writeString(
           Path.of("target", "reliability", "soak.md"),
@@ -150,18 +154,14 @@ class SoakTest {
         assertThat(late.liveHeapKb())
             .as(who + " live heap (KiB), last quarter against the second")
             .isLessThanOrEqualTo(early.liveHeapKb() * 3 / 2 + 16 * 1024);
-        assertThat(late.threads())
-            .as(who + " threads")
-            .isLessThanOrEqualTo(early.threads() + 10);
+        assertThat(late.threads()).as(who + " threads").isLessThanOrEqualTo(early.threads() + 10);
         assertThat(late.sockets())
             .as(who + " open sockets")
             .isLessThanOrEqualTo(early.sockets() + 10);
-        assertThat(late.rssKb())
-            .as(who + " RSS (KiB)")
-            .isLessThanOrEqualTo(early.rssKb() * 3 / 2);
+        assertThat(late.rssKb()).as(who + " RSS (KiB)").isLessThanOrEqualTo(early.rssKb() * 3 / 2);
       }
       long[] lateRows = rows.get(rows.size() - 1);
-      long bound = (long) rate * (RETENTION.toSeconds() + 2 * SAMPLE_EVERY.toSeconds()) * 2;
+      long bound = (long) rate * (RETENTION.toSeconds() + 2 * sampleEvery.toSeconds()) * 2;
       assertThat(lateRows[0]).as("journal rows at the end").isLessThanOrEqualTo(bound);
       assertThat(lateRows[1]).as("consume-log rows at the end").isLessThanOrEqualTo(2 * bound);
       consumer.kill();
@@ -367,9 +367,7 @@ class SoakTest {
     for (int jvm = 0; jvm < 2; jvm++) {
       Sample early = median(samples.subList(q, Math.min(samples.size(), 2 * q)), jvm);
       Sample late = median(samples.subList(Math.max(0, samples.size() - q), samples.size()), jvm);
-      long[] e = {
-        early.liveHeapKb(), early.rssKb(), early.threads(), early.sockets(), early.fds()
-      };
+      long[] e = {early.liveHeapKb(), early.rssKb(), early.threads(), early.sockets(), early.fds()};
       long[] l = {late.liveHeapKb(), late.rssKb(), late.threads(), late.sockets(), late.fds()};
       for (int i = 0; i < names.length; i++) {
         int k = i;
