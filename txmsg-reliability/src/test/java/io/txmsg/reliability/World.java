@@ -451,7 +451,9 @@ final class World implements AutoCloseable {
       ps.setString(2, factId);
       try (ResultSet rs = ps.executeQuery()) {
         if (rs.next() && rs.getObject(1) != null) {
-          recoveryMillis.add(Math.max(0, rs.getLong(1) - faultMillis));
+          long ms = Math.max(0, rs.getLong(1) - faultMillis);
+          recoveryMillis.add(ms);
+          System.out.println("RECOVERY " + factId + " " + ms + " ms"); // each sample, for outliers
         }
       }
     }
