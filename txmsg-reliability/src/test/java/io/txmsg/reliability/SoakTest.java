@@ -129,7 +129,7 @@ class SoakTest {
       producer.await("DONE", Duration.ofMinutes(5));
       World.Verdict v = w.awaitQuiet(Duration.ofMinutes(5), 0);
       Report.row(
-          "soak " + duration.toMinutes() + " min, a fault every " + faultEvery.toMinutes() + " min",
+          "soak " + duration.toMinutes() + " min, a fault every " + faultEvery.toSeconds() + " s",
           w,
           faults,
           v);
