@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import org.apache.ibatis.executor.parameter.ParameterHandler;
 import org.apache.ibatis.mapping.BoundSql;
 import org.apache.ibatis.mapping.MappedStatement;
@@ -63,8 +64,8 @@ class IndexedQueriesTest {
               "txmsg_journal_due_ix",
               "status"));
 
-  private static final java.util.Set<String> NOT_ON_H2 =
-      java.util.Set.of(
+  private static final Set<String> NOT_ON_H2 =
+      Set.of(
           "io.txmsg.store.JournalMapper.selectDue", "io.txmsg.store.ArchiveMapper.selectJournal");
 
   @ParameterizedTest

@@ -52,7 +52,14 @@ class SoakTest {
   private static final Pattern HEAP_USED = Pattern.compile("used (\\d+)K");
 
   /** One sample of one JVM, measured from outside. */
-  record Sample(long liveHeapKb, long rssKb, long threads, long sockets, long fds) {}
+  record Sample(long liveHeapKb, long rssKb, long threads, long sockets, long fds) {
+    static final String[] NAMES = {"live heap KiB", "RSS KiB", "threads", "sockets", "fds"};
+
+    /** The measures in {@link #NAMES} order. */
+    long[] values() {
+      return new long[] {liveHeapKb, rssKb, threads, sockets, fds};
+    }
+  }
 
   @ParameterizedTest
   @MethodSource(DB)
@@ -288,17 +295,13 @@ class SoakTest {
   }
 
   private static Sample median(List<Sample[]> window, int jvm) {
-    List<Sample> s = window.stream().map(a -> a[jvm]).toList();
-    return new Sample(
-        medianOf(s.stream().mapToLong(Sample::liveHeapKb).sorted().toArray()),
-        medianOf(s.stream().mapToLong(Sample::rssKb).sorted().toArray()),
-        medianOf(s.stream().mapToLong(Sample::threads).sorted().toArray()),
-        medianOf(s.stream().mapToLong(Sample::sockets).sorted().toArray()),
-        medianOf(s.stream().mapToLong(Sample::fds).sorted().toArray()));
-  }
-
-  private static long medianOf(long[] sorted) {
-    return sorted[sorted.length / 2];
+    long[] m = new long[Sample.NAMES.length];
+    for (int i = 0; i < m.length; i++) {
+      int k = i;
+      long[] sorted = window.stream().mapToLong(a -> a[jvm].values()[k]).sorted().toArray();
+      m[i] = sorted[sorted.length / 2];
+    }
+    return new Sample(m[0], m[1], m[2], m[3], m[4]);
   }
 
   private static Path csv(TestTransport transport, TestDatabase kind) throws Exception {
@@ -363,35 +366,20 @@ class SoakTest {
             v));
     b.append("| JVM | measure | 2nd quarter median | last quarter median | max |\n");
     b.append("|---|---|---|---|---|\n");
-    String[] names = {"live heap KiB", "RSS KiB", "threads", "sockets", "fds"};
     for (int jvm = 0; jvm < 2; jvm++) {
-      Sample early = median(samples.subList(q, Math.min(samples.size(), 2 * q)), jvm);
-      Sample late = median(samples.subList(Math.max(0, samples.size() - q), samples.size()), jvm);
-      long[] e = {early.liveHeapKb(), early.rssKb(), early.threads(), early.sockets(), early.fds()};
-      long[] l = {late.liveHeapKb(), late.rssKb(), late.threads(), late.sockets(), late.fds()};
-      for (int i = 0; i < names.length; i++) {
+      int j = jvm;
+      long[] e = median(samples.subList(q, Math.min(samples.size(), 2 * q)), jvm).values();
+      long[] l =
+          median(samples.subList(Math.max(0, samples.size() - q), samples.size()), jvm).values();
+      for (int i = 0; i < Sample.NAMES.length; i++) {
         int k = i;
-        final int j = jvm;
-        long max =
-            samples.stream()
-                .map(a -> a[j])
-                .mapToLong(
-                    s ->
-                        switch (k) {
-                          case 0 -> s.liveHeapKb();
-                          case 1 -> s.rssKb();
-                          case 2 -> s.threads();
-                          case 3 -> s.sockets();
-                          default -> s.fds();
-                        })
-                .max()
-                .orElse(-1);
+        long max = samples.stream().mapToLong(a -> a[j].values()[k]).max().orElse(-1);
         b.append(
             String.format(
                 Locale.ROOT,
                 "| %s | %s | %d | %d | %d |%n",
                 jvm == 0 ? "producer" : "consumer",
-                names[i],
+                Sample.NAMES[i],
                 e[i],
                 l[i],
                 max));
