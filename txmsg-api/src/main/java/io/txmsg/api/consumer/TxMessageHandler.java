@@ -31,10 +31,13 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.RUNTIME)
 @Target(ElementType.METHOD)
 public @interface TxMessageHandler {
+  /** The topic; under Spring a property placeholder ({@code "${payments.topic}"}) is resolved. */
   String topic();
 
+  /** The consumer group; placeholders are resolved as for {@link #topic()}. */
   String consumerGroup();
 
+  /** The event type this method handles; placeholders are resolved as for {@link #topic()}. */
   String eventType();
 
   /** Reject events whose aggregate version is not newer than the last applied one. */

@@ -25,7 +25,9 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
@@ -42,6 +44,7 @@ import org.mybatis.spring.mapper.MapperFactoryBean;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.MapPropertySource;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -68,7 +71,11 @@ class EnableTxConsumersTest {
   /** The payload. */
   public record PaymentSucceeded(String account, int amount) {}
 
-  /** A handler bean as users write it (annotation values are constants: a fixed topic). */
+  /**
+   * A handler bean as users write it. Topic and group are property placeholders, resolved from the
+   * context's environment: each parameterized run gets its own, so that no run's broker-side state
+   * (offsets, retries, a closing consumer) can reach the next one.
+   */
   public static class Points {
     private final PointsMapper mapper;
     private final TransactionTemplate joined;
@@ -79,8 +86,8 @@ class EnableTxConsumersTest {
     }
 
     @TxMessageHandler(
-        topic = "spring-pay",
-        consumerGroup = "spring-points",
+        topic = "${points.topic}",
+        consumerGroup = "${points.group}",
         eventType = "PaymentSucceeded")
     public void onPaid(PaymentSucceeded e, ConsumeContext ctx) {
       mapper.credit(ctx.eventId(), e.account(), e.amount());
@@ -103,8 +110,8 @@ class EnableTxConsumersTest {
   /** Two handlers for the same (group, event type): a startup error. */
   public static class DuplicatePoints {
     @TxMessageHandler(
-        topic = "spring-pay",
-        consumerGroup = "spring-points",
+        topic = "${points.topic}",
+        consumerGroup = "${points.group}",
         eventType = "PaymentSucceeded")
     public void again(PaymentSucceeded e) {}
   }
@@ -114,6 +121,8 @@ class EnableTxConsumersTest {
   static class App {
     static DataSource dataSource;
     static BrokerConnection connection;
+    static String topic;
+    static String group;
 
     /** The observations of the context's registry: txmsg must pick the bean up. */
     static final List<Observation.Context> observed = new CopyOnWriteArrayList<>();
@@ -152,7 +161,7 @@ class EnableTxConsumersTest {
       return new TxConsumerSettings()
           .connection(connection)
           .autoCreateSchema(true)
-          .group(ConsumerGroupConfig.of("spring-points").subscribe("spring-pay"));
+          .group(ConsumerGroupConfig.of(group).subscribe(topic));
     }
 
     @Bean
@@ -180,8 +189,11 @@ class EnableTxConsumersTest {
   void aHandlerBeanAppliesEachEventOnceAndItsMapperWritesRollBackWithTheClaim(
       TestTransport transport, TestDatabase kind) throws Exception {
     EmbeddedRocketMQ mq = EmbeddedRocketMQ.shared();
-    mq.createTopic("spring-pay", TopicType.TRANSACTION);
-    mq.createConsumerGroup("spring-points", 5, Duration.ofMillis(500), Duration.ofSeconds(1));
+    String run = UUID.randomUUID().toString().substring(0, 8);
+    App.topic = "spring-pay-" + run;
+    App.group = "spring-points-" + run;
+    mq.createTopic(App.topic, TopicType.TRANSACTION);
+    mq.createConsumerGroup(App.group, 5, Duration.ofMillis(500), Duration.ofSeconds(1));
     try (DatabaseFixture db = kind.open()) {
       try (Connection c = db.dataSource().getConnection();
           Statement s = c.createStatement()) {
@@ -191,27 +203,26 @@ class EnableTxConsumersTest {
       App.observed.clear();
       App.dataSource = db.dataSource();
       App.connection = transport.connection(mq);
-      try (AnnotationConfigApplicationContext ctx =
-              new AnnotationConfigApplicationContext(App.class);
+      try (AnnotationConfigApplicationContext ctx = context();
           TxProducer producer =
               TxProducer.builder()
                   .dataSource(db.dataSource())
                   .settings(
                       new TxProducerSettings()
                           .connection(App.connection)
-                          .topics("spring-pay")
-                          .storeId("spring-" + kind.id())
+                          .topics(App.topic)
+                          .storeId("spring-" + kind.id() + "-" + run)
                           .autoCreateSchema(true))
                   .build()) {
         PointsMapper mapper = ctx.getBean(PointsMapper.class);
         String ok = send(producer, "acct-1", 10);
         String negative = send(producer, "acct-2", -1);
         String zero = send(producer, "acct-3", 0);
-        await(() -> mapper.count(ok) == 1);
-        await(() -> parked(db, negative));
+        await(db, ok, () -> mapper.count(ok) == 1);
+        await(db, negative, () -> parked(db, negative));
         // Rollback-only after a caught failure of a joined transaction: never reported applied
         // with its write gone; retried, then parked (5 broker retries, 0.5-1 s apart).
-        await(() -> parked(db, zero, "MAX_ATTEMPTS"));
+        await(db, zero, () -> parked(db, zero, "MAX_ATTEMPTS"));
         Thread.sleep(1000);
         assertThat(mapper.count(ok)).isEqualTo(1);
         assertThat(mapper.count(negative)).isZero(); // the mapper's insert rolled back
@@ -223,7 +234,7 @@ class EnableTxConsumersTest {
                 o -> {
                   assertThat(o.getName()).isEqualTo("txmsg.consume");
                   assertThat(o.getLowCardinalityKeyValue("txmsg.group").getValue())
-                      .isEqualTo("spring-points");
+                      .isEqualTo(App.group);
                 });
       }
     }
@@ -235,14 +246,52 @@ class EnableTxConsumersTest {
     try (DatabaseFixture db = kind.open()) {
       App.dataSource = db.dataSource();
       App.connection = TestTransport.GRPC.connection(EmbeddedRocketMQ.shared());
-      AnnotationConfigApplicationContext ctx = new AnnotationConfigApplicationContext();
-      ctx.register(App.class);
+      App.topic = "spring-pay";
+      App.group = "spring-points";
+      AnnotationConfigApplicationContext ctx = unrefreshed();
       ctx.registerBean(DuplicatePoints.class);
       assertThatThrownBy(ctx::refresh)
           .hasStackTraceContaining("two handlers for consumer group spring-points")
           .hasStackTraceContaining("DuplicatePoints.again");
       ctx.close();
     }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void aPlaceholderWithoutAValueFailsTheStartupNamingTheAttributeAndMethod(TestDatabase kind)
+      throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      App.dataSource = db.dataSource();
+      App.connection = TestTransport.GRPC.connection(EmbeddedRocketMQ.shared());
+      App.topic = "spring-pay";
+      App.group = "spring-points";
+      AnnotationConfigApplicationContext ctx = new AnnotationConfigApplicationContext();
+      ctx.register(App.class); // no points.* properties
+      assertThatThrownBy(ctx::refresh)
+          .hasStackTraceContaining(
+              "@TxMessageHandler consumerGroup of points.onPaid has an unresolved placeholder:"
+                  + " ${points.group}");
+      ctx.close();
+    }
+  }
+
+  /** The context with App's placeholders set to App.topic and App.group. */
+  private static AnnotationConfigApplicationContext context() {
+    AnnotationConfigApplicationContext ctx = unrefreshed();
+    ctx.refresh();
+    return ctx;
+  }
+
+  private static AnnotationConfigApplicationContext unrefreshed() {
+    AnnotationConfigApplicationContext ctx = new AnnotationConfigApplicationContext();
+    ctx.getEnvironment()
+        .getPropertySources()
+        .addFirst(
+            new MapPropertySource(
+                "points", Map.of("points.topic", App.topic, "points.group", App.group)));
+    ctx.register(App.class);
+    return ctx;
   }
 
   private static String send(TxProducer producer, String account, int amount) throws Exception {
@@ -252,7 +301,7 @@ class EnableTxConsumersTest {
         .execute(
             TxMessage.builder()
                 .eventId(id)
-                .topic("spring-pay")
+                .topic(App.topic)
                 .eventType("PaymentSucceeded")
                 .aggregate("Payment", account, 1)
                 .payload(
@@ -283,20 +332,63 @@ class EnableTxConsumersTest {
     }
   }
 
-  private static void await(Check check) throws Exception {
-    long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+  /**
+   * Waits up to 30 s. On a timeout the message names the event and what the database holds for it
+   * (its consume-log and dead-letter rows), so that a slow delivery, a retry and a stuck claim can
+   * be told apart from the CI output alone.
+   */
+  private static void await(DatabaseFixture db, String eventId, Check check) throws Exception {
+    long start = System.nanoTime();
+    long until = start + Duration.ofSeconds(30).toNanos();
+    Exception last = null;
     while (true) {
       try {
         if (check.ok()) {
           return;
         }
       } catch (Exception e) {
-        // not yet (e.g. the schema is being created)
+        last = e; // not yet (e.g. the schema is being created)
       }
       if (System.nanoTime() > until) {
-        throw new AssertionError("timed out");
+        AssertionError timedOut =
+            new AssertionError(
+                "timed out after 30 s waiting for event "
+                    + eventId
+                    + "; consume log: "
+                    + rows(db, "txmsg_consume_log", eventId)
+                    + "; dead letters: "
+                    + rows(db, "txmsg_dead_letter", eventId));
+        if (last != null) {
+          timedOut.addSuppressed(last);
+        }
+        throw timedOut;
       }
       Thread.sleep(50);
+    }
+  }
+
+  private static String rows(DatabaseFixture db, String table, String eventId) {
+    try (Connection c = db.dataSource().getConnection();
+        var ps = c.prepareStatement("SELECT * FROM " + table + " WHERE event_id = ?")) {
+      ps.setString(1, eventId);
+      try (var rs = ps.executeQuery()) {
+        List<String> out = new ArrayList<>();
+        var md = rs.getMetaData();
+        while (rs.next()) {
+          StringBuilder row = new StringBuilder("{");
+          for (int i = 1; i <= md.getColumnCount(); i++) {
+            Object v = rs.getObject(i);
+            if (v instanceof byte[] b) {
+              v = b.length + " bytes";
+            }
+            row.append(i > 1 ? ", " : "").append(md.getColumnLabel(i)).append('=').append(v);
+          }
+          out.add(row.append('}').toString());
+        }
+        return out.toString();
+      }
+    } catch (Exception e) {
+      return "(not readable: " + e + ")";
     }
   }
 
