@@ -62,7 +62,13 @@ final class Child implements AutoCloseable {
     reader.start();
   }
 
+  /**
+   * Starts {@code main} with {@code key=value} arguments. The pseudo-argument {@code clockSkew}
+   * (e.g. "+5m") is not passed on: it runs the child under {@link Faketime} instead.
+   */
   static Child start(String name, Class<?> main, Map<String, String> args) throws Exception {
+    Map<String, String> childArgs = new java.util.LinkedHashMap<>(args);
+    String clockSkew = childArgs.remove("clockSkew");
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx256m");
@@ -71,10 +77,14 @@ final class Child implements AutoCloseable {
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
     cmd.add(main.getName());
-    args.forEach((k, v) -> cmd.add(k + "=" + v));
+    childArgs.forEach((k, v) -> cmd.add(k + "=" + v));
     Path dir = Path.of("target", "reliability-logs");
     Files.createDirectories(dir);
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    if (clockSkew != null) {
+      pb.environment().putAll(Faketime.environment(clockSkew));
+    }
+    Process p = pb.start();
     return new Child(name, p, dir.resolve(name + "-" + p.pid() + ".log"));
   }
 

@@ -441,6 +441,15 @@ final class World implements AutoCloseable {
     }
   }
 
+  /**
+   * Records one recovery sample measured by the caller (where the consumer's applied_ms cannot be
+   * used: a consumer with a skewed clock).
+   */
+  void recovered(String factId, long millis) {
+    recoveryMillis.add(millis);
+    System.out.println("RECOVERY " + factId + " " + millis + " ms"); // each sample, for outliers
+  }
+
   /** Fault-to-delivery time of a fact (points group), if it was committed and applied. */
   void recovery(String factId, long faultMillis) throws Exception {
     try (Connection c = dataSource.getConnection();
@@ -451,9 +460,7 @@ final class World implements AutoCloseable {
       ps.setString(2, factId);
       try (ResultSet rs = ps.executeQuery()) {
         if (rs.next() && rs.getObject(1) != null) {
-          long ms = Math.max(0, rs.getLong(1) - faultMillis);
-          recoveryMillis.add(ms);
-          System.out.println("RECOVERY " + factId + " " + ms + " ms"); // each sample, for outliers
+          recovered(factId, Math.max(0, rs.getLong(1) - faultMillis));
         }
       }
     }
