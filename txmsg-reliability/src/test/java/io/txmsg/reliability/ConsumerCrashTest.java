@@ -61,7 +61,18 @@ class ConsumerCrashTest {
             w.awaitApplied(fact, Duration.ofSeconds(180));
             w.recovery(fact, killedAt);
           }
+          long closing = System.nanoTime();
           other.close();
+          // Printed for the open remoting-on-MariaDB question (docs/reliability.md): a close that
+          // takes its 30 s join timeout would leave the instance registered into the next round.
+          System.out.println(
+              "CLOSE "
+                  + mode
+                  + " "
+                  + round
+                  + " "
+                  + (System.nanoTime() - closing) / 1_000_000
+                  + " ms");
           next += 10;
         }
       }
