@@ -284,6 +284,39 @@ final class World implements AutoCloseable {
     }
   }
 
+  /**
+   * Replays, as an operator would after an incident, every event of this world's groups that is
+   * parked for one of {@code reasons}; prints and returns how many were replayed. Each replay must
+   * apply the event ({@code REPLAYED}): anything else fails the run.
+   */
+  int replayParked(TxConsumers consumers, String... reasons) throws Exception {
+    List<String[]> parked = new ArrayList<>();
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT consumer_group, event_id, reason FROM txmsg_dead_letter"
+                    + " WHERE status = 'PARKED' AND consumer_group IN (?, ?)")) {
+      ps.setString(1, points);
+      ps.setString(2, proj);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          if (List.of(reasons).contains(rs.getString(3))) {
+            parked.add(new String[] {rs.getString(1), rs.getString(2), rs.getString(3)});
+          }
+        }
+      }
+    }
+    for (String[] p : parked) {
+      io.txmsg.consumer.ReplayResult r =
+          consumers.replay(p[0], p[1], "reliability-" + java.util.UUID.randomUUID());
+      System.out.println("REPLAYED " + p[0] + " " + p[1] + " (parked " + p[2] + "): " + r);
+      if (r.status() != io.txmsg.consumer.ReplayResult.Status.REPLAYED) {
+        throw new AssertionError("replay of " + p[1] + " in " + p[0] + " did not apply it: " + r);
+      }
+    }
+    return parked.size();
+  }
+
   /** Waits until {@code eventId} has a committed attempt row in {@code state}. */
   void awaitAttemptState(String eventId, String state, Duration timeout) throws Exception {
     long until = System.nanoTime() + timeout.toNanos();
