@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.consumer.TxConsumers;
 import io.txmsg.reliability.ProducerMain.CrashPoint;
+import io.txmsg.store.ParkReason;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.transport.TestTransport;
 import java.time.Duration;
@@ -119,7 +120,7 @@ class BrokerAndDatabaseFaultTest {
       // deliveries and is parked (MAX_ATTEMPTS, or BROKER_DLQ by the %DLQ% drain), as designed:
       // parked with its reason, never lost. The operator's replay after the incident must then
       // apply each once (2026-12-05: one such event on remoting + PostgreSQL).
-      int replayed = w.replayParked(consumers, "MAX_ATTEMPTS", "BROKER_DLQ");
+      int replayed = w.replayParked(consumers, ParkReason.MAX_ATTEMPTS, ParkReason.BROKER_DLQ);
       if (replayed > 0) {
         v = w.awaitQuiet(Duration.ofSeconds(Scale.pick(120, 300)), 0);
       }

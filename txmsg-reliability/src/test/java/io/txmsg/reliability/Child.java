@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -67,7 +68,7 @@ final class Child implements AutoCloseable {
    * (e.g. "+5m") is not passed on: it runs the child under {@link Faketime} instead.
    */
   static Child start(String name, Class<?> main, Map<String, String> args) throws Exception {
-    Map<String, String> childArgs = new java.util.LinkedHashMap<>(args);
+    Map<String, String> childArgs = new LinkedHashMap<>(args);
     String clockSkew = childArgs.remove("clockSkew");
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());

@@ -5,7 +5,9 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.txmsg.api.DeliveryMode;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.api.consumer.ConsumerInterceptor;
+import io.txmsg.consumer.ReplayResult;
 import io.txmsg.consumer.TxConsumers;
+import io.txmsg.store.ParkReason;
 import io.txmsg.store.SchemaInstaller;
 import io.txmsg.testkit.TempDirectories;
 import io.txmsg.testkit.db.DatabaseFixture;
@@ -22,12 +24,15 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 import org.h2.tools.Server;
 
 /**
@@ -284,13 +289,17 @@ final class World implements AutoCloseable {
     }
   }
 
+  /** A dead letter the scenario replays. */
+  private record Parked(String group, String eventId, String reason) {}
+
   /**
    * Replays, as an operator would after an incident, every event of this world's groups that is
    * parked for one of {@code reasons}; prints and returns how many were replayed. Each replay must
    * apply the event ({@code REPLAYED}): anything else fails the run.
    */
-  int replayParked(TxConsumers consumers, String... reasons) throws Exception {
-    List<String[]> parked = new ArrayList<>();
+  int replayParked(TxConsumers consumers, ParkReason... reasons) throws Exception {
+    Set<String> wanted = Arrays.stream(reasons).map(ParkReason::name).collect(Collectors.toSet());
+    List<Parked> parked = new ArrayList<>();
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps =
             c.prepareStatement(
@@ -300,18 +309,17 @@ final class World implements AutoCloseable {
       ps.setString(2, proj);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          if (List.of(reasons).contains(rs.getString(3))) {
-            parked.add(new String[] {rs.getString(1), rs.getString(2), rs.getString(3)});
+          if (wanted.contains(rs.getString(3))) {
+            parked.add(new Parked(rs.getString(1), rs.getString(2), rs.getString(3)));
           }
         }
       }
     }
-    for (String[] p : parked) {
-      io.txmsg.consumer.ReplayResult r =
-          consumers.replay(p[0], p[1], "reliability-" + java.util.UUID.randomUUID());
-      System.out.println("REPLAYED " + p[0] + " " + p[1] + " (parked " + p[2] + "): " + r);
-      if (r.status() != io.txmsg.consumer.ReplayResult.Status.REPLAYED) {
-        throw new AssertionError("replay of " + p[1] + " in " + p[0] + " did not apply it: " + r);
+    for (Parked p : parked) {
+      ReplayResult r = consumers.replay(p.group(), p.eventId(), "reliability-" + UUID.randomUUID());
+      System.out.println("REPLAYED " + p + ": " + r);
+      if (r.status() != ReplayResult.Status.REPLAYED) {
+        throw new AssertionError("replay of " + p + " did not apply it: " + r);
       }
     }
     return parked.size();
