@@ -369,7 +369,7 @@ public final class BenchMain {
     if (outboxTargets == 0) {
       report.notRun(
           "producer in OUTBOX mode ÷ hand-written outbox (variants o, or, ho, hor)",
-          "≥ " + Report.ratio(OutboxVariants.TARGET) + " (provisional)");
+          "≥ " + Report.ratio(OutboxVariants.TARGET));
     }
     md.append(report.summaryTable());
     md.append(report.body());
