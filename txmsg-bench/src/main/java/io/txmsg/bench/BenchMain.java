@@ -70,6 +70,10 @@ public final class BenchMain {
   static final String REMOTING_PREFIX = "txr_";
 
   final SimpleMeterRegistry ackMetrics = new SimpleMeterRegistry();
+
+  /** Meters of (er), the remoting producer with PROXY_ACK confirmation. */
+  final SimpleMeterRegistry ackRemotingMetrics = new SimpleMeterRegistry();
+
   SpringChild spring;
 
   /** OUTBOX targets the producer section judged; none: the summary says they did not run. */
@@ -82,6 +86,8 @@ public final class BenchMain {
   final String txTopic = "bench-tx-" + run;
   final String ackTopic = "bench-proxyack-" + run;
   TxProducer txmsgProxyAck;
+  TxProducer txmsgRemotingProxyAck;
+  final String ackRemotingTopic = "bench-proxyack-r-" + run;
   final String e2eTopic = "bench-e2e-" + run;
   final String rawTopic = "bench-raw-" + run;
   final String brokerTopic = "bench-broker-" + run;
@@ -146,6 +152,7 @@ public final class BenchMain {
         List.of(
             txTopic,
             ackTopic,
+            ackRemotingTopic,
             e2eTopic,
             rawTopic,
             brokerTopic,
@@ -243,6 +250,20 @@ public final class BenchMain {
                     // would compete with (a)'s for the same rows; (e) is a diagnostic variant.
                     .reconcilerEnabled(false))
             .meterRegistry(ackMetrics)
+            .build();
+    // (er): the remoting producer with PROXY_ACK, so that (ar)/(er) is the remoting confirm
+    // group's cost as (a)/(e) is the gRPC one's. Default tables like (e), reconciler off likewise.
+    txmsgRemotingProxyAck =
+        TxProducer.builder()
+            .dataSource(ds)
+            .settings(
+                new TxProducerSettings()
+                    .connection(remotingConnection())
+                    .topics(ackRemotingTopic)
+                    .storeId("bench-proxyack-r")
+                    .confirmation(DeliveryConfirmation.PROXY_ACK)
+                    .reconcilerEnabled(false))
+            .meterRegistry(ackRemotingMetrics)
             .build();
   }
 
@@ -508,6 +529,7 @@ public final class BenchMain {
           txmsg,
           txmsgRemoting,
           txmsgProxyAck,
+          txmsgRemotingProxyAck,
           ds,
           fixture,
           springFixture,
@@ -538,7 +560,7 @@ public final class BenchMain {
     long[] checkbackSizes = {10_000, 1_000_000, 10_000_000};
     List<String> sections = List.of("producer", "consumer", "e2e", "store", "checkback");
     List<String> variants =
-        List.of("a", "b", "c", "d", "e", "f", "al", "ar", "br", "dr", "o", "or", "ho", "hor");
+        List.of("a", "b", "c", "d", "e", "er", "f", "al", "ar", "br", "dr", "o", "or", "ho", "hor");
 
     /**
      * The producer section's concurrencies; its targets are judged at 8 (add 32 to see saturation).

@@ -44,6 +44,7 @@ final class ProducerSection {
   static final String JOINT_BROKER_R = "(dr) remoting broker, while the database runs";
   static final String JOINT_DB_R = "(dr) database, while the remoting broker runs";
   static final String PROXY_ACK = "(e) txmsg, gRPC, PROXY_ACK confirmation";
+  static final String PROXY_ACK_R = "(er) txmsg, remoting, PROXY_ACK confirmation";
   static final String RAW_ENVELOPE = "(f) = (b) with the txmsg envelope";
 
   /** The transport a row is measured on: the ratios to (b) and to the joint limit use its own. */
@@ -157,6 +158,7 @@ final class ProducerSection {
     ops.put(JOINT_R, null);
     ops.put(RAW_ENVELOPE, id -> raw.send(id, true, null));
     ops.put(PROXY_ACK, id -> txmsg(b.txmsgProxyAck, b.ackTopic, id));
+    ops.put(PROXY_ACK_R, id -> txmsg(b.txmsgRemotingProxyAck, b.ackRemotingTopic, id));
     outbox.addTo(ops);
     return ops;
   }
@@ -180,7 +182,7 @@ final class ProducerSection {
   /**
    * {txmsg check-backs, txmsg republished, (e) check-backs, (b)+(f) check-backs, broker-alone
    * check-backs, rocketmq-spring check-backs, (ar) check-backs, (ar) republished, (br) check-backs,
-   * remoting broker-alone check-backs}.
+   * remoting broker-alone check-backs, (er) check-backs}.
    */
   private long[] counters(RawClient raw, RawRemotingClient rawR, RawRemotingClient brokerR)
       throws Exception {
@@ -194,7 +196,8 @@ final class ProducerSection {
       BenchMain.counted(b.txRemotingMetrics, "txmsg.checkback"),
       BenchMain.counted(b.txRemotingMetrics, "txmsg.reconcile.republished"),
       rawR.checkbacks.get(),
-      brokerR.checkbacks.get()
+      brokerR.checkbacks.get(),
+      BenchMain.counted(b.ackRemotingMetrics, "txmsg.checkback")
     };
   }
 
@@ -448,7 +451,8 @@ final class ProducerSection {
         + " database together. Ratios to (b) and to the joint limit use the row's own transport"
         + " in the column named for it; × (c) compares every row with rocketmq-spring. (e) is"
         + " (a) with `confirmation(PROXY_ACK)` (no confirm consumer; reconciler off), a"
-        + " diagnostic variant. (f) is (b) sending the message txmsg sends (11 envelope"
+        + " diagnostic variant; (er) the same over remoting, so (ar)/(er) is what the remoting"
+        + " confirm group costs. (f) is (b) sending the message txmsg sends (11 envelope"
         + " properties, keys eventId + business key), a diagnostic variant.";
   }
 
@@ -471,6 +475,7 @@ final class ProducerSection {
     rows.put(TXMSG, Via.GRPC);
     rows.put(TXMSG_R, Via.REMOTING);
     rows.put(PROXY_ACK, Via.GRPC);
+    rows.put(PROXY_ACK_R, Via.REMOTING);
     rows.put(RAW, Via.GRPC);
     rows.put(RAW_R, Via.REMOTING);
     rows.put(RAW_ENVELOPE, Via.GRPC);
@@ -592,6 +597,7 @@ final class ProducerSection {
     row(rep, TXMSG, errors(TXMSG), d[0], d[1]);
     row(rep, TXMSG_R, errors(TXMSG_R), d[6], d[7]);
     row(rep, PROXY_ACK, errors(PROXY_ACK), d[2], "– (reconciler off)");
+    row(rep, PROXY_ACK_R, errors(PROXY_ACK_R), d[10], "– (reconciler off)");
     if (ran(RAW) || ran(RAW_ENVELOPE)) {
       rep.row(
           RAW + " and " + RAW_ENVELOPE + " (one producer)",
