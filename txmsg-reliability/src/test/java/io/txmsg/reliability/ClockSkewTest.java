@@ -30,10 +30,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * spread as DESIGN.md requires (margin ≥ skew); a TOO_OLD park would show as stuck and lost. Leases
  * and due times are computed by the database, in SQL.
  *
- * <p>Part of {@code ./mvnw verify} where Debian's libfaketime package is installed (the module's
- * profile "libfaketime"; .ci/run installs it), excluded elsewhere: a machine with only a JDK lacks
- * the library. Run it by hand with {@code -Dtest=ClockSkewTest} (plus {@code
- * -Dtxmsg.reliability.faketime=<libfaketime.so.1>} for a library of your own).
+ * <p>Not part of {@code ./mvnw verify}: libfaketime is not on a machine with only a JDK. Run it
+ * with {@code -Dtest=ClockSkewTest -Dtxmsg.reliability.faketime=<libfaketime.so.1>}.
  */
 class ClockSkewTest {
   private static final String DB = "io.txmsg.testkit.transport.TestTransport#realWithDatabases";

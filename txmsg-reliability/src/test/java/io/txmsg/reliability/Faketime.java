@@ -8,9 +8,8 @@ import java.util.Map;
  * A child JVM whose wall clock runs at a fixed offset, through libfaketime ({@code LD_PRELOAD}).
  * Only the wall clock moves: {@code DONT_FAKE_MONOTONIC} leaves {@code System.nanoTime()}, and with
  * it the JVM's timers, sleeps and the clients' timeouts, on the real monotonic clock. The library
- * is not part of a JDK nor of this build: Debian's package ({@code apt-get install libfaketime}) is
- * found where it installs it, or {@code -Dtxmsg.reliability.faketime=<path to libfaketime.so.1>}
- * names another (docs/reliability.md, "Clock skew").
+ * is not part of a JDK nor of this build: {@code -Dtxmsg.reliability.faketime=<path to
+ * libfaketime.so.1>} names it (docs/reliability.md, "Clock skew", says how to build it).
  */
 final class Faketime {
   static final String PROPERTY = "txmsg.reliability.faketime";
@@ -26,22 +25,11 @@ final class Faketime {
         "LD_PRELOAD", library().toString(), "FAKETIME", offset, "DONT_FAKE_MONOTONIC", "1");
   }
 
-  /** Where Debian's libfaketime package puts the library (the pom's profile looks there too). */
-  static final Path DEBIAN_PACKAGE = Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1");
-
-  /**
-   * The library named by {@value #PROPERTY}, else Debian's package if it is installed.
-   *
-   * @throws IllegalStateException if neither is there, naming the property
-   */
   static Path library() {
     String configured = System.getProperty(PROPERTY, "");
     if (configured.isBlank()) {
-      if (Files.isReadable(DEBIAN_PACKAGE)) {
-        return DEBIAN_PACKAGE;
-      }
       throw new IllegalStateException(
-          "a clock-skew scenario needs libfaketime: apt-get install libfaketime, or -D"
+          "a clock-skew scenario needs libfaketime: -D"
               + PROPERTY
               + "=/path/to/libfaketime.so.1 (docs/reliability.md, \"Clock skew\")");
     }
