@@ -3,7 +3,7 @@
 # journal_due_ix, never HOT) against a narrow table of unsent rows (variant N). Used for
 # docs/benchmarks-findings.md, "PostgreSQL confirmation update". Needs pgbench and a database
 # "test" on 127.0.0.1:5432 (user postgres); creates and drops the tables hj, hj_unsent.
-# Example: for i in 1 2 3; do ./run.sh A 100 2500; ./run.sh N 90 2500; done
+# Example: for i in 1 2 3; do ./run-confirm.sh A 100 2500; ./run-confirm.sh N 90 2500; done
 # Prints one line: insert transactions/s, confirmations/s, WAL bytes per event, updates and HOT updates.
 set -e
 cd "$(dirname "$0")"

@@ -3,7 +3,7 @@
 # indexes = full, without the aggregate and business-key indexes = trim, plus attempt and business
 # row) against the hand-written baseline's two (raw). Used for docs/benchmarks-findings.md.
 # Needs pgbench and a database "test" on 127.0.0.1:5432 (user postgres).
-# Example: for i in 1 2; do ./run.sh full 2500; ./run.sh trim 2500; ./run.sh raw 2500; done
+# Example: for i in 1 2; do ./run-inserts.sh full 2500; ./run-inserts.sh trim 2500; ./run-inserts.sh raw 2500; done
 set -e; cd "$(dirname "$0")"
 V=$1; T=${2:-2000}
 P="psql -q -h 127.0.0.1 -U postgres -d test -v ON_ERROR_STOP=1"
