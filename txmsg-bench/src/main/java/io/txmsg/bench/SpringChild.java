@@ -4,15 +4,18 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
+import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * The rocketmq-spring application (module txmsg-bench-spring) in its own JVM, driven over stdin
@@ -21,12 +24,16 @@ import java.util.concurrent.TimeUnit;
 final class SpringChild implements AutoCloseable {
   private final Process process;
   private final Writer in;
+
+  /** The child's user.home (its RocketMQ client logs); deleted when the child has ended. */
+  private final Path home;
+
   private final BlockingQueue<String> results = new LinkedBlockingQueue<>();
 
   SpringChild(Path classesDir, Path classpathFile, Path logFile, List<String> appArgs)
       throws IOException, InterruptedException {
     String cp = classesDir + java.io.File.pathSeparator + Files.readString(classpathFile).trim();
-    Path home = Files.createTempDirectory("txmsg-bench-spring");
+    home = Files.createTempDirectory("txmsg-bench-spring");
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx1g");
@@ -103,7 +110,19 @@ final class SpringChild implements AutoCloseable {
       // already gone
     }
     if (!process.waitFor(20, TimeUnit.SECONDS)) {
-      process.destroyForcibly();
+      process.destroyForcibly().waitFor(20, TimeUnit.SECONDS);
+    }
+    deleteHome();
+  }
+
+  /** Removes the child's temporary home; says so when it cannot (the directory then remains). */
+  private void deleteHome() {
+    try (Stream<Path> paths = Files.walk(home)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException | UncheckedIOException e) {
+      BenchMain.progress("could not delete the spring child's temp home %s: %s", home, e);
     }
   }
 }
