@@ -47,6 +47,9 @@ final class ProducerSection {
   static final String PROXY_ACK_R = "(er) txmsg, remoting, PROXY_ACK confirmation";
   static final String RAW_ENVELOPE = "(f) = (b) with the txmsg envelope";
 
+  /** Id prefix of the joint run's database operations (their rows are dropped on H2). */
+  private static final String JOINT_DB_IDS = "jd";
+
   /** The transport a row is measured on: the ratios to (b) and to the joint limit use its own. */
   private enum Via {
     GRPC,
@@ -310,7 +313,7 @@ final class ProducerSection {
     ExecutorService ex = Executors.newFixedThreadPool(2);
     try {
       Future<Load.Result> br = ex.submit(() -> Load.run("jb", c, warm, measure, pacedBroker));
-      Future<Load.Result> dr = ex.submit(() -> Load.run("jd", c, warm, measure, pacedDb));
+      Future<Load.Result> dr = ex.submit(() -> Load.run(JOINT_DB_IDS, c, warm, measure, pacedDb));
       Map<String, Load.Result> out = new LinkedHashMap<>();
       out.put(brokerName, br.get());
       out.put(dbName, dr.get());
@@ -330,7 +333,7 @@ final class ProducerSection {
     if (b.kind != TestDatabase.H2 || !(v.equals(DB) || v.equals(JOINT) || v.equals(JOINT_R))) {
       return;
     }
-    String prefix = v.equals(DB) ? key(DB) + "-%" : "jd-%";
+    String prefix = v.equals(DB) ? key(DB) + "-%" : JOINT_DB_IDS + "-%";
     try (Connection c = b.ds.getConnection();
         PreparedStatement payments = c.prepareStatement("DELETE FROM payment WHERE id LIKE ?");
         PreparedStatement journal =

@@ -1,1 +1,0 @@
-CREATE INDEX hj_due_ix ON hj (status, next_retry_at);
