@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * through the pool, with each database's real driver.
  */
 class ClaimIsolationTest {
-  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final Duration WAIT = ConsumerHarness.DELIVERY_WAIT;
   private static final int EVENTS = 5;
 
   @ParameterizedTest

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * either way. (The statements are the same on every database; H2 is the one that counts them.)
  */
 class ClaimStatementsTest {
-  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final Duration WAIT = ConsumerHarness.DELIVERY_WAIT;
   private static final int EVENTS = 5;
 
   @Test

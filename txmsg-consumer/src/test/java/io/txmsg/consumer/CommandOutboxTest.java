@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /** External side effects through the command outbox. */
 class CommandOutboxTest {
-  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final Duration WAIT = ConsumerHarness.DELIVERY_WAIT;
 
   @ParameterizedTest
   @MethodSource(REAL)

@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /** {@link ConsumeListener#onParked} carries the park reason and the dead letter's key. */
 class ConsumeListenerTest {
-  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final Duration WAIT = ConsumerHarness.DELIVERY_WAIT;
 
   @ParameterizedTest
   @MethodSource(ConsumerHarness.DB)

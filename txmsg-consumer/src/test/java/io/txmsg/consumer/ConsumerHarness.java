@@ -49,6 +49,16 @@ final class ConsumerHarness implements AutoCloseable {
   /** gRPC and remoting × every enabled database. */
   static final String REAL = "io.txmsg.testkit.transport.TestTransport#realWithDatabases";
 
+  /**
+   * How long a test waits for deliveries to reach a state: an upper bound, never a measurement (a
+   * passing test returns as soon as the state holds). 60 s, not 30: in CI, with three classes
+   * running beside it, a state that takes a few seconds alone (a first delivery and its park; a
+   * redelivery after the group's 10 s retry wait) has taken more than 30 s. ReplayTest and
+   * FailedStatementsTest each timed out once at 30 s in CI on 2026-12-05, with no outcome reported
+   * that was wrong; neither reproduced locally (two runs of the module, one of the profile).
+   */
+  static final Duration DELIVERY_WAIT = Duration.ofSeconds(60);
+
   final TestTransport.Open transport;
   final DatabaseFixture db;
   final SwitchableDataSource dataSource;
@@ -58,8 +68,13 @@ final class ConsumerHarness implements AutoCloseable {
   final Map<String, AtomicInteger> outcomes = new ConcurrentHashMap<>();
   final Map<String, List<ConsumeOutcome>> byEvent = new ConcurrentHashMap<>();
 
-  /** The same outcomes labelled with the group's name (its part before the topic), for messages. */
+  /**
+   * The same outcomes labelled with the group's name (its part before the topic) and the seconds
+   * since this harness started, for timeout messages.
+   */
   final Map<String, List<String>> labelledByEvent = new ConcurrentHashMap<>();
+
+  private final long startNanos = System.nanoTime();
 
   volatile Predicate<String> dropAck = id -> false;
   private final ProducerChannel producer;
@@ -125,7 +140,14 @@ final class ConsumerHarness implements AutoCloseable {
                   .add(outcome);
               labelledByEvent
                   .computeIfAbsent(id, k -> new java.util.concurrent.CopyOnWriteArrayList<>())
-                  .add(group.replace("-" + topic, "") + ":" + outcome);
+                  .add(
+                      group.replace("-" + topic, "")
+                          + ":"
+                          + outcome
+                          + String.format(
+                              java.util.Locale.ROOT,
+                              "@%.1fs",
+                              (System.nanoTime() - startNanos) / 1e9));
             })
         .interceptor(
             new ConsumerInterceptor() {
@@ -258,9 +280,15 @@ final class ConsumerHarness implements AutoCloseable {
    * message).
    */
   static void awaitDb(String what, Duration timeout, CheckedBoolean condition) throws Exception {
+    awaitDb(() -> what, timeout, condition);
+  }
+
+  /** Like {@link #awaitDb(String, Duration, CheckedBoolean)}; {@code what} is read on timeout. */
+  static void awaitDb(Supplier<String> what, Duration timeout, CheckedBoolean condition)
+      throws Exception {
     Exception[] last = new Exception[1];
     await(
-        () -> what + (last[0] == null ? "" : " (last query failure: " + last[0] + ")"),
+        () -> what.get() + (last[0] == null ? "" : " (last query failure: " + last[0] + ")"),
         timeout,
         () -> {
           try {

@@ -22,7 +22,7 @@ class DedupTest {
   /** Every test runs on every transport (in-memory and gRPC) × every enabled database. */
   private static final String TRANSPORTS = "io.txmsg.testkit.transport.TestTransport#withDatabases";
 
-  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final Duration WAIT = ConsumerHarness.DELIVERY_WAIT;
 
   @ParameterizedTest
   @MethodSource(TRANSPORTS)

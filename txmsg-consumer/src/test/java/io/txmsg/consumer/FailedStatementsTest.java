@@ -22,7 +22,7 @@ class FailedStatementsTest {
   private static final String TRANSPORTS = "io.txmsg.testkit.transport.TestTransport#withDatabases";
   // A remoting redelivery likely follows the broker's delay levels (10 s, then 30 s), so a park
   // after the third delivery can take over 30 s (a CI run on MariaDB/PostgreSQL timed out at 30 s).
-  private static final Duration WAIT = Duration.ofSeconds(60);
+  private static final Duration WAIT = ConsumerHarness.DELIVERY_WAIT;
 
   @ParameterizedTest
   @MethodSource(TRANSPORTS)

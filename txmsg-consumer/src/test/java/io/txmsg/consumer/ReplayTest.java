@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /** Replay of parked events through the same pipeline. */
 class ReplayTest {
-  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final Duration WAIT = ConsumerHarness.DELIVERY_WAIT;
 
   @ParameterizedTest
   @MethodSource(REAL)
@@ -50,7 +50,10 @@ class ReplayTest {
                             }
                           })));
       h.sendPaid("r1", "p1", 1, 3);
-      awaitDb("parked", WAIT, () -> !h.deadLetters(g, "r1").isEmpty());
+      awaitDb(
+          () -> "r1 parked; outcomes " + h.outcomesOf("r1"),
+          WAIT,
+          () -> !h.deadLetters(g, "r1").isEmpty());
       fixed.set(true);
       Thread replay =
           new Thread(
@@ -94,7 +97,10 @@ class ReplayTest {
                                 "still broken " + calls.incrementAndGet());
                           })));
       h.sendPaid("f1", "p1", 1, 3);
-      awaitDb("parked", WAIT, () -> !h.deadLetters(g, "f1").isEmpty());
+      awaitDb(
+          () -> "f1 parked; outcomes " + h.outcomesOf("f1"),
+          WAIT,
+          () -> !h.deadLetters(g, "f1").isEmpty());
       ReplayResult r = c.replay(g, "f1", "req-1");
       assertThat(r.status()).isEqualTo(ReplayResult.Status.FAILED);
       DeadLetterRow dl = h.deadLetters(g, "f1").get(0);
@@ -138,7 +144,7 @@ class ReplayTest {
         h.send(env, body);
       }
       awaitDb(
-          "both parked TOO_OLD",
+          () -> "both parked TOO_OLD; outcomes " + h.outcomesOf("old-new", "old-dup"),
           WAIT,
           () -> !h.deadLetters(g, "old-new").isEmpty() && !h.deadLetters(g, "old-dup").isEmpty());
       assertThat(h.deadLetters(g, "old-new").get(0).getReason()).isEqualTo("TOO_OLD");

@@ -24,7 +24,7 @@ class VersionGuardTest {
 
   // Generous: over remoting a new group's first redelivery can wait for its client to learn the
   // retry route and rebalance (docs/architecture.md, "Remoting transport"); CI saw over 30 s.
-  private static final Duration WAIT = Duration.ofSeconds(60);
+  private static final Duration WAIT = ConsumerHarness.DELIVERY_WAIT;
 
   /** A projection that records the order in which versions were applied. */
   private static EventHandler<Paid> projection() {
