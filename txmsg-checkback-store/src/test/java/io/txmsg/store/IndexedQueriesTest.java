@@ -27,8 +27,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * ("Indexes"), read from each database's own EXPLAIN of the statement MyBatis builds: on PostgreSQL
  * (sequential scans disabled for the check) the time bound must be an index condition, which a
  * VOLATILE clock such as clock_timestamp() never is; on MariaDB the index must be among the
- * possible keys; on H2 it must be the index chosen. The reconciler's candidate query is not checked
- * on H2: H2 does not use indexes under its OR (docs/architecture.md).
+ * possible keys; on H2 it must be the index chosen. On H2 the reconciler's candidate query is
+ * checked for its status list, not its time bound: H2 uses no index under the OR of the time
+ * bounds, so its statement adds the unsent statuses for the index to serve (docs/architecture.md).
  */
 class IndexedQueriesTest {
   private static final String DB = "io.txmsg.testkit.db.TestDatabases#enabled";
@@ -64,6 +65,15 @@ class IndexedQueriesTest {
               "txmsg_journal_due_ix",
               "status"));
 
+  /** On H2, the cases of {@link #NOT_ON_H2} that H2 serves another way. */
+  private static final List<Case> H2_CASES =
+      List.of(
+          new Case(
+              "io.txmsg.store.JournalMapper.selectDue",
+              Map.of("storeId", "s1", "limit", 100),
+              "txmsg_journal_due_ix",
+              "status"));
+
   private static final Set<String> NOT_ON_H2 =
       Set.of(
           "io.txmsg.store.JournalMapper.selectDue", "io.txmsg.store.ArchiveMapper.selectJournal");
@@ -76,10 +86,12 @@ class IndexedQueriesTest {
       TxmsgStore store = TxmsgStore.detect(db.dataSource(), "txmsg_");
       fill(db, store);
       List<String> failures = new ArrayList<>();
-      for (Case c : CASES) {
-        if (kind == TestDatabase.H2 && NOT_ON_H2.contains(c.statement())) {
-          continue; // see the class comment
-        }
+      List<Case> cases = new ArrayList<>(CASES);
+      if (kind == TestDatabase.H2) {
+        cases.removeIf(c -> NOT_ON_H2.contains(c.statement())); // see the class comment
+        cases.addAll(H2_CASES);
+      }
+      for (Case c : cases) {
         String plan = explain(db, store, c);
         if (!servedBy(kind, plan, c)) {
           failures.add(c.statement() + " is not served by " + c.index() + ":\n" + plan);
@@ -130,8 +142,12 @@ class IndexedQueriesTest {
       case MARIADB:
         return p.contains(c.index());
       case H2:
-        int at = p.indexOf("/* public." + c.index() + ":");
-        return at >= 0 && p.substring(at, p.indexOf("*/", at)).contains(c.column());
+        // The first access path is the statement's own table; later ones are its subqueries'
+        // (the reconciler's FIFO checks read journal_due_ix too, whatever the outer table does).
+        int at = p.indexOf("/* public.");
+        return at >= 0
+            && p.startsWith("/* public." + c.index() + ":", at)
+            && p.substring(at, p.indexOf("*/", at)).contains(c.column());
       default:
         throw new IllegalStateException(kind.toString());
     }
