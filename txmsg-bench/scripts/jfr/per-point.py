@@ -13,8 +13,8 @@ Categories overlap (a sample inside the journal insert is also inside the detect
 The categories "send" and "SENT update" match txmsg's and the clients' frames only: the
 hand-written outbox's own frames (HandWrittenOutbox) are not split."""
 import re, sys, collections
+from jfrtext import execution_samples, seconds as secs
 log, samples_txt, cpu_txt, rmin = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-def secs(t): h, m, s = t.split(':'); return int(h)*3600 + int(m)*60 + float(s)
 points = []
 for line in open(log):
   m = re.search(r'\[bench (\S+)\] round (\d+) c=8\s+\((\w+)\).*?(\d+)/s', line)
@@ -28,16 +28,7 @@ for line in open(cpu_txt):
   elif s.startswith('jvmUser'): cur['u'] = float(s.split('= ')[1].rstrip('%'))
   elif s.startswith('jvmSystem'): cur['s'] = float(s.split('= ')[1].rstrip('%'))
   elif s.startswith('machineTotal'): cur['m'] = float(s.split('= ')[1].rstrip('%')); cpu.append(cur)
-samples = []  # (t, thread, frames)
-t = None; thread = None; frames = []; infr = False
-for line in open(samples_txt, errors='replace'):
-  s = line.strip()
-  if s.startswith('jdk.ExecutionSample'): t = None; thread = None; frames = []; infr = False
-  elif s.startswith('startTime'): t = secs(s.split('= ')[1])
-  elif s.startswith('sampledThread'): thread = s.split('"')[1] if '"' in s else s
-  elif s.startswith('stackTrace = ['): infr = True
-  elif infr and s == ']': infr = False; samples.append((t, thread, '\n'.join(frames)))
-  elif infr and s and s != '...': frames.append(re.sub(r'\s+line:.*$', '', s))
+samples = [(t, thread, '\n'.join(frames)) for t, thread, frames in execution_samples(samples_txt)]
 cats = [('journal insert (mybatis+h2)', r'JournalMapper|DefaultSqlSession\.insert'),
         ('mybatis parameter binding', r'DefaultParameterHandler\.setParameters'),
         ('business insert', r'insertPayment|HandWrittenOutbox.*insert'),

@@ -3,6 +3,7 @@
 inclusive share of each category and the top self frames, for the threads whose name matches the
 optional regex, e.g.  samples.py samples.txt '"load-or-'  (txmsg OUTBOX over remoting)."""
 import re, sys, collections
+from jfrtext import execution_samples
 path = sys.argv[1]; thread_re = re.compile(sys.argv[2]) if len(sys.argv) > 2 else None
 cats = [
   ('sha256 payload hash', r'PayloadHashes|sun\.security\.provider\.(SHA|Digest)'),
@@ -20,29 +21,14 @@ cats = [
   ('bench harness', r'io\.txmsg\.bench\.'),
 ]
 samples = 0; incl = collections.Counter(); selfc = collections.Counter(); threads = collections.Counter()
-cur = None; thread = None; frames = []
-def flush():
-  global samples
-  if frames is None or thread is None: return
-  if thread_re and not thread_re.search(thread): return
-  samples += 1; threads[thread.split('"')[1] if '"' in thread else thread] += 1
+for _, thread, frames in execution_samples(path):
+  if thread_re and not thread_re.search('"' + thread + '"'):
+    continue
+  samples += 1; threads[thread] += 1
   joined = '\n'.join(frames)
   for name, pat in cats:
     if re.search(pat, joined): incl[name] += 1
   if frames: selfc[frames[0]] += 1
-infr = False
-for line in open(path, errors='replace'):
-  s = line.strip()
-  if s.startswith('jdk.ExecutionSample'):
-    thread = None; frames = []; infr = False
-  elif s.startswith('sampledThread'):
-    thread = s
-  elif s.startswith('stackTrace = ['):
-    infr = True
-  elif infr and s == ']':
-    infr = False; flush()
-  elif infr and s and s != '...':
-    frames.append(re.sub(r'\s+line:.*$', '', s))
 print(f'samples: {samples}')
 for name, _ in cats: print(f'  {name:32s} {incl[name]:6d} {100*incl[name]/max(samples,1):5.1f} %')
 print('top self frames:')
