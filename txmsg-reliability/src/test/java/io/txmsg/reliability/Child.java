@@ -74,6 +74,9 @@ final class Child implements AutoCloseable {
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx256m");
     cmd.add("-XX:+UseSerialGC");
+    // C1 only: most children live for seconds, and C2's compilations at start cost the two shared
+    // cores more than they return (one kill-loop case: 9 % less CPU in all, same wall time).
+    cmd.add("-XX:TieredStopAtLevel=1");
     cmd.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));

@@ -37,14 +37,14 @@ import org.h2.tools.Server;
 
 /**
  * One scenario's world: a business database reachable from several JVMs (H2 through a TCP server
- * owned by the test JVM, or a fresh MariaDB/PostgreSQL database), the shared embedded broker, a
- * TRANSACTION topic (a NORMAL one for producers in OUTBOX mode), the two consumer groups, and the
- * checker.
+ * owned by the test JVM, or a fresh MariaDB/PostgreSQL database), the shared embedded broker (or
+ * one of the scenario's own), a TRANSACTION topic (a NORMAL one for producers in OUTBOX mode), the
+ * two consumer groups, and the checker.
  */
 final class World implements AutoCloseable {
   final TestDatabase kind;
   final TestTransport transport;
-  final EmbeddedRocketMQ mq = EmbeddedRocketMQ.shared();
+  final EmbeddedRocketMQ mq;
   final String topic = "rel-" + UUID.randomUUID().toString().substring(0, 8);
   final String points = "points-" + topic;
   final String proj = "proj-" + topic;
@@ -70,6 +70,17 @@ final class World implements AutoCloseable {
   }
 
   World(TestTransport transport, TestDatabase kind, DeliveryMode mode) throws Exception {
+    this(transport, kind, mode, EmbeddedRocketMQ.shared());
+  }
+
+  /** A HALF_MESSAGE world on a cluster of the scenario's own (one it kills or pauses). */
+  World(TestTransport transport, TestDatabase kind, EmbeddedRocketMQ mq) throws Exception {
+    this(transport, kind, DeliveryMode.HALF_MESSAGE, mq);
+  }
+
+  private World(TestTransport transport, TestDatabase kind, DeliveryMode mode, EmbeddedRocketMQ mq)
+      throws Exception {
+    this.mq = mq;
     this.kind = kind;
     this.transport = transport;
     this.mode = mode;
