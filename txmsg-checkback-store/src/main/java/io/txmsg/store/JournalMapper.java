@@ -5,9 +5,17 @@ import org.apache.ibatis.annotations.Param;
 
 /** Statements on the journal table (SQL in JournalMapper.xml, per dialect where it differs). */
 public interface JournalMapper {
-  /** Inserts a PENDING row whose next_retry_at is now + republishAfterMillis. */
-  int insert(
-      @Param("row") JournalRow row, @Param("republishAfterMillis") long republishAfterMillis);
+  /**
+   * Inserts a PENDING row whose next_retry_at is the database's now + {@link
+   * JournalRow#getRepublishAfterMillis()}.
+   */
+  int insert(JournalRow row);
+
+  /** Inserts a PENDING row whose next_retry_at is the database's now + republishAfterMillis. */
+  default int insert(JournalRow row, long republishAfterMillis) {
+    row.setRepublishAfterMillis(republishAfterMillis);
+    return insert(row);
+  }
 
   JournalRow findById(@Param("eventId") String eventId);
 

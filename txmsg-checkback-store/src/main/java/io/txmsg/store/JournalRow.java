@@ -37,6 +37,7 @@ public class JournalRow implements EnvelopeSource {
   private Instant updatedAt;
   private PublishMode publishMode;
   private String messageGroup;
+  private long republishAfterMillis;
 
   public String getEventId() {
     return eventId;
@@ -295,5 +296,19 @@ public class JournalRow implements EnvelopeSource {
 
   public void setMessageGroup(String messageGroup) {
     this.messageGroup = messageGroup;
+  }
+
+  /**
+   * Insert only, not a column: the new row's {@code next_retry_at} is the database's clock plus
+   * this many milliseconds. It rides on the row so that the insert binds one bean whose property
+   * types MyBatis resolves once, when it parses the statement (docs/architecture.md, "Statement
+   * parameters").
+   */
+  public long getRepublishAfterMillis() {
+    return republishAfterMillis;
+  }
+
+  public void setRepublishAfterMillis(long republishAfterMillis) {
+    this.republishAfterMillis = republishAfterMillis;
   }
 }
