@@ -109,7 +109,12 @@ class OutboxTest {
   @MethodSource(ALL)
   void aCommittedEventIsSentOnceAtOnceAndMarkedSentWithoutAttemptRowOrHalfMessage(
       TestTransport transport, TestDatabase kind) throws Exception {
-    try (ProducerHarness h = outbox(transport, kind, s -> {})) {
+    // publishAfter at its default (5 s), not the class's 1 s: the reconciler may send a row whose
+    // immediate send is still in flight once publishAfter has passed, a duplicate consumers
+    // absorb, by design. On a loaded machine the commit, the send and the SENT record took more
+    // than 1 s once; this test is about the path without that race.
+    Duration publishAfter = Duration.ofSeconds(5);
+    try (ProducerHarness h = outbox(transport, kind, s -> s.publishAfter(publishAfter))) {
       ready(transport, h);
       String id = id();
       TxResult<Object> r = h.txmsg.template().execute(h.message(id, 7), pays(id, 7));
@@ -126,7 +131,7 @@ class OutboxTest {
       assertThat(row.getAttemptId()).isEqualTo(r.attemptId());
       assertThat(h.attemptStatesOf(eventId)).as("OUTBOX writes no attempt row").isEmpty();
       assertThat(await(DELIVERY, () -> h.deliveryCount(eventId) >= 1)).isTrue();
-      Thread.sleep(2000); // past publishAfter: a SENT row is never sent again
+      Thread.sleep(publishAfter.toMillis() + 1000); // past publishAfter: SENT is never sent again
       assertThat(h.deliveryCount(eventId)).isEqualTo(1);
       assertThat(h.deliveries.get(eventId)).containsExactly(r.attemptId());
     }
@@ -179,7 +184,31 @@ class OutboxTest {
       TxResult<Object> r = h.txmsg.template().execute(h.message(id, 4), pays(id, 4));
       String eventId = "evt-" + id;
       assertThat(r.halfCommitAcknowledged()).isFalse();
-      assertThat(await(DELIVERY, () -> h.deliveryCount(eventId) >= 1)).isTrue();
+      // A timeout names where the row stood (CI once waited 60 s here in vain): RETRY or PENDING
+      // means the reconciler never sent it; SENT means the broker took it and the observer did
+      // not see it.
+      assertThat(await(DELIVERY, () -> h.deliveryCount(eventId) >= 1))
+          .as(
+              () -> {
+                JournalRow j;
+                try {
+                  j = h.journal(eventId);
+                } catch (Exception e) {
+                  return eventId + " not delivered; its journal row could not be read: " + e;
+                }
+                return eventId
+                    + " not delivered; sends failed "
+                    + failing[0].failed.get()
+                    + ", journal status="
+                    + j.getStatus()
+                    + " retries="
+                    + j.getRetryCount()
+                    + " lastError="
+                    + j.getLastErrorCode()
+                    + " brokerMessageId="
+                    + j.getBrokerMessageId();
+              })
+          .isTrue();
       assertThat(await(Duration.ofSeconds(10), () -> "SENT".equals(h.journalStatus(eventId))))
           .isTrue();
       JournalRow row = h.journal(eventId);
@@ -257,19 +286,38 @@ class OutboxTest {
           assertThat(row.getAttemptId()).isEqualTo(r.attemptId());
         }
         String primary = "evt-" + id;
+        // DELIVERY, not less: on a loaded CI machine a remoting delivery once took longer than
+        // 30 s here. A timeout names what was missing and where each row stood.
         assertThat(
                 await(
-                    Duration.ofSeconds(30),
+                    DELIVERY,
                     () ->
                         h.deliveryCount(primary) >= 1
                             && extras.stream().allMatch(seen::containsKey)))
-            .as(mode + ": the event and the three published ones are delivered")
+            .as(
+                () ->
+                    mode
+                        + ": the event and the three published ones are delivered; "
+                        + primary
+                        + " delivered "
+                        + h.deliveryCount(primary)
+                        + " time(s), journal "
+                        + h.journalStatus(primary)
+                        + "; published ones seen "
+                        + seen.keySet()
+                        + ", journal "
+                        + extras.stream().map(e -> e + "=" + h.journalStatus(e)).toList())
             .isTrue();
         // HALF_MESSAGE + CONSUMER: the confirm group confirms the published events too.
         assertThat(
                 await(
-                    Duration.ofSeconds(30),
+                    DELIVERY,
                     () -> extras.stream().allMatch(e -> "SENT".equals(h.journalStatus(e)))))
+            .as(
+                () ->
+                    mode
+                        + ": the published ones are SENT; journal "
+                        + extras.stream().map(e -> e + "=" + h.journalStatus(e)).toList())
             .isTrue();
 
         // Idempotent retry of the whole command: the action does not run again.
