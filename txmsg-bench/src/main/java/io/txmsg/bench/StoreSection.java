@@ -173,11 +173,12 @@ final class StoreSection {
     rep.h3("Reconciler republish");
     rep.p(
         rows
-            + " due PENDING rows per round (bulk-inserted), then `Reconciler.runOnce()` until a round"
-            + " claims nothing (batch "
+            + " due PENDING rows per round (bulk-inserted), then `Reconciler.drain()`, what the"
+            + " scheduler runs, until it claims nothing (batches of "
             + new TxProducerSettings().reconcileBatchSize()
-            + ", one transactional send + commit per row; one read and one recording UPDATE per"
-            + " round), once with `reconcileConcurrency(1)` and once with the default "
+            + " back to back, the next claimed while the current one's sends are in flight; one"
+            + " transactional send + commit per row; one read and one recording UPDATE per batch),"
+            + " once with `reconcileConcurrency(1)` and once with the default "
             + wide
             + " sends in flight. Baseline, in the same round: the raw client sending the same"
             + " message (the txmsg envelope) to the same TRANSACTION topic over gRPC without TLS,"
@@ -238,11 +239,14 @@ final class StoreSection {
             b.sql.now()));
   }
 
-  /** Runs the reconciler until a round claims nothing; returns the rows republished. */
+  /**
+   * Runs what the scheduler runs ({@link Reconciler#drain()}) until it claims nothing; returns the
+   * rows republished.
+   */
   private static long republishAll(Reconciler reconciler) throws Exception {
     long done = 0;
     while (true) {
-      Reconciler.Round r = reconciler.runOnce();
+      Reconciler.Round r = reconciler.drain();
       done += r.republished();
       if (r.claimed() == 0) {
         break;

@@ -15,7 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -68,31 +68,91 @@ public final class Reconciler {
     this.producer = producer;
   }
 
-  /** What one round did. */
+  /** What one round did, or the batches of one {@link #drain()} together. */
   public record Round(int claimed, int republished, int retried, int dead, int tooOld) {}
 
   /**
-   * Runs one round; returns its counts. Never throws for a single row's failure.
+   * Runs one round: the round's checks, then one batch of at most {@link
+   * TxProducerSettings#reconcileBatchSize()} rows; returns its counts. Never throws for a single
+   * row's failure. For operators and tests; the scheduler runs {@link #drain()}.
    *
    * <p>One read of the claimed rows, their sends with up to {@link
    * TxProducerSettings#reconcileConcurrency()} in flight, then one UPDATE recording every accepted
-   * send (failures are recorded row by row). The rows of one round are independent: FIFO rows are
+   * send (failures are recorded row by row). The rows of one batch are independent: FIFO rows are
    * claimed at most one per message group (JournalMapper.xml, "inOrder").
    */
   public Round runOnce() throws Exception {
+    return run(false);
+  }
+
+  /**
+   * What the scheduler runs every {@link TxProducerSettings#reconcileInterval()}: the round's
+   * checks once, then batches back to back for as long as each claims a full batch (a backlog), so
+   * that a backlog drains at the send rate rather than one batch per interval. The next batch is
+   * claimed and read while the current batch's sends are in flight, and its sends queue behind
+   * them, so the sends never wait for the round's statements (docs/architecture.md, "Reconciler").
+   * At most two batches are claimed at once; a later row of a FIFO group stays unclaimed while an
+   * earlier one is in flight, as within one batch. Stops between batches once closed. Never throws
+   * for a single row's failure; a failed claim of the next batch is thrown after the current batch
+   * is recorded.
+   */
+  public Round drain() throws Exception {
+    return run(true);
+  }
+
+  private Round run(boolean untilDrained) throws Exception {
     int tooOld = deadTooOld();
-    String token = UUID.randomUUID().toString();
+    if (tooOld > 0) {
+      log.info("reconcile tooOld={}", tooOld);
+    }
     metrics.leaseExpired(inTx(JournalMapper::countExpiredLeases));
     metrics.journalBlocked(inTx(JournalMapper::countBlockedByDead));
-    List<String> claimed = claim(token);
-    if (claimed.isEmpty()) {
-      if (tooOld > 0) {
-        log.info("reconcile claimed=0 tooOld={}", tooOld);
-      }
+    Batch current = claimBatch();
+    if (current.rows().isEmpty()) {
       return new Round(0, 0, 0, 0, tooOld);
     }
+    Round total = new Round(0, 0, 0, 0, tooOld);
+    List<Future<Sent>> inFlight = sendAll(current, untilDrained);
+    while (true) {
+      Batch next = Batch.NONE;
+      Exception claimFailure = null;
+      if (untilDrained && current.full() && !closed) {
+        try {
+          next = claimBatch(); // overlaps the current batch's sends
+        } catch (Exception e) {
+          claimFailure = e;
+        }
+      }
+      List<Future<Sent>> nextInFlight = sendAll(next, untilDrained);
+      total = add(total, settle(current, await(inFlight)));
+      if (claimFailure != null) {
+        throw claimFailure;
+      }
+      if (next.rows().isEmpty()) {
+        return total;
+      }
+      current = next;
+      inFlight = nextInFlight;
+    }
+  }
+
+  /** Rows one claim leased with its own token; full when the claim hit the batch size. */
+  private record Batch(String token, int claimed, List<JournalRow> rows, boolean full) {
+    static final Batch NONE = new Batch(null, 0, List.of(), false);
+  }
+
+  private Batch claimBatch() throws Exception {
+    String token = UUID.randomUUID().toString();
+    List<String> claimed = claim(token);
+    if (claimed.isEmpty()) {
+      return Batch.NONE;
+    }
     List<JournalRow> rows = inTx(m -> m.findOwned(claimed, token));
-    List<Sent> sent = sendAll(rows);
+    return new Batch(token, claimed.size(), rows, claimed.size() >= settings.reconcileBatchSize());
+  }
+
+  /** Records one batch's sends: the accepted ones in one UPDATE, each failure on its row. */
+  private Round settle(Batch batch, List<Sent> sent) {
     Map<String, String> accepted = new LinkedHashMap<>();
     int retried = 0;
     int dead = 0;
@@ -100,47 +160,67 @@ public final class Reconciler {
       if (x.failure() == null) {
         accepted.put(x.row().getEventId(), x.messageId());
       } else {
-        switch (recordFailure(x.row(), token, x.failure())) {
+        switch (recordFailure(x.row(), batch.token(), x.failure())) {
           case RETRY -> retried++;
           case DEAD -> dead++;
           default -> {}
         }
       }
     }
-    record(accepted, token);
+    record(accepted, batch.token());
     int republished = accepted.size(); // sends accepted; record() logs rows settled meanwhile
     log.info(
-        "reconcile claimed={} republished={} retry={} dead={} tooOld={}",
-        claimed.size(),
+        "reconcile claimed={} republished={} retry={} dead={}",
+        batch.claimed(),
         republished,
         retried,
-        dead,
-        tooOld);
-    return new Round(claimed.size(), republished, retried, dead, tooOld);
+        dead);
+    return new Round(batch.claimed(), republished, retried, dead, 0);
+  }
+
+  private static Round add(Round a, Round b) {
+    return new Round(
+        a.claimed() + b.claimed(),
+        a.republished() + b.republished(),
+        a.retried() + b.retried(),
+        a.dead() + b.dead(),
+        a.tooOld() + b.tooOld());
   }
 
   /** One row's send: the message id, or the failure to record. */
   private record Sent(JournalRow row, String messageId, PublishException failure) {}
 
-  /** Sends every row, at most reconcileConcurrency at once; returns in the rows' order. */
-  private List<Sent> sendAll(List<JournalRow> rows) throws InterruptedException {
-    if (rows.size() <= 1 || settings.reconcileConcurrency() == 1 || closed) {
-      List<Sent> out = new ArrayList<>(rows.size());
-      for (JournalRow row : rows) {
-        out.add(send(row));
-      }
-      return out;
-    }
-    List<Callable<Sent>> work = new ArrayList<>(rows.size());
+  /**
+   * Starts the batch's sends, at most reconcileConcurrency in flight (sends of a batch started
+   * earlier go first); in the rows' order. Sends on the caller's thread, one at a time, once
+   * closed, for a single row outside a drain, and for reconcileConcurrency 1 outside a drain (a
+   * drain uses the send thread so that its next claim overlaps).
+   */
+  private List<Future<Sent>> sendAll(Batch batch, boolean untilDrained) {
+    List<JournalRow> rows = batch.rows();
+    List<Future<Sent>> out = new ArrayList<>(rows.size());
+    boolean serial =
+        closed || (!untilDrained && (rows.size() <= 1 || settings.reconcileConcurrency() == 1));
     for (JournalRow row : rows) {
-      work.add(() -> send(row));
+      out.add(
+          serial
+              ? CompletableFuture.completedFuture(send(row))
+              : senders().submit(() -> send(row)));
     }
-    List<Sent> out = new ArrayList<>(rows.size());
-    for (Future<Sent> f : senders().invokeAll(work)) {
+    return out;
+  }
+
+  /**
+   * Waits for the sends; a failure other than a PublishException is thrown as the serial path
+   * would.
+   */
+  private static List<Sent> await(List<Future<Sent>> inFlight) throws InterruptedException {
+    List<Sent> out = new ArrayList<>(inFlight.size());
+    for (Future<Sent> f : inFlight) {
       try {
         out.add(f.get());
       } catch (ExecutionException e) {
-        // Not a PublishException (those are results): a bug or an Error, as the serial path throws.
+        // Not a PublishException (those are results): a bug or an Error.
         Throwable cause = e.getCause();
         if (cause instanceof RuntimeException r) {
           throw r;

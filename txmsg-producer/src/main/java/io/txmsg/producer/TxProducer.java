@@ -213,7 +213,9 @@ public final class TxProducer implements AutoCloseable {
 
   private void reconcileQuietly() {
     try {
-      reconciler.runOnce();
+      reconciler.drain();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // closing: the claimed rows' leases expire
     } catch (Exception e) {
       // The next round retries; a failing database shows up here every interval.
       log.warn("reconcile round failed: {}", e.toString());

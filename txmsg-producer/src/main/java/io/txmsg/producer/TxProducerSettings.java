@@ -188,7 +188,11 @@ public final class TxProducerSettings implements Cloneable {
     return this;
   }
 
-  /** Rows claimed per reconciler round; default 100. */
+  /**
+   * Rows claimed at once by the reconciler (1..1000); default 100. Within one interval it claims
+   * batch after batch while each comes back full, so this bounds the rows leased at once (two
+   * batches), not the rate.
+   */
   public TxProducerSettings reconcileBatchSize(int n) {
     checkNotSealed();
     this.reconcileBatchSize = n;
@@ -196,9 +200,9 @@ public final class TxProducerSettings implements Cloneable {
   }
 
   /**
-   * Sends a reconciler round keeps in flight at once (1..64); default 8. A backlog after an outage
-   * drains about this many times faster than one send at a time; FIFO order is kept because a round
-   * claims at most one row per message group.
+   * Sends the reconciler keeps in flight at once (1..64); default 8. A backlog after an outage
+   * drains about this many times faster than one send at a time; FIFO order is kept because a batch
+   * claims at most one row per message group and none of a group with a row in flight.
    */
   public TxProducerSettings reconcileConcurrency(int n) {
     checkNotSealed();

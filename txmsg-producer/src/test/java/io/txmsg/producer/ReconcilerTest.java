@@ -265,8 +265,116 @@ class ReconcilerTest {
     }
   }
 
+  /**
+   * A backlog of several batches is drained by one {@code drain()}: batches back to back, the next
+   * claimed while the current one's sends are in flight, every row sent once with its own message
+   * id. A remainder smaller than a batch ends the drain.
+   */
+  @ParameterizedTest
+  @MethodSource(DB)
+  void aDrainSendsABacklogOfSeveralBatchesInOneCall(TestTransport transport, TestDatabase kind)
+      throws Exception {
+    try (ProducerHarness h =
+        new ProducerHarness(
+            kind,
+            transport.on(givingUp),
+            s ->
+                s.reconcilerEnabled(false)
+                    .reconcileBatchSize(10)
+                    .reconcileConcurrency(4)
+                    .confirmation(DeliveryConfirmation.PROXY_ACK))) {
+      List<String> ids = insertDueRows(h, h.topic, 35);
+      Reconciler.Round drained = h.txmsg.reconciler().drain();
+      assertThat(drained.claimed()).isEqualTo(35);
+      assertThat(drained.republished()).isEqualTo(35);
+      Set<String> messageIds = new HashSet<>();
+      for (String id : ids) {
+        JournalRow row = h.journal(id);
+        assertThat(row.getStatus()).as(id).isEqualTo("SENT");
+        assertThat(row.getOwnerToken()).as(id).isNull();
+        messageIds.add(row.getBrokerMessageId());
+      }
+      assertThat(messageIds).as("each row its own send's id").hasSize(35);
+      assertThat(h.txmsg.reconciler().drain().claimed()).as("nothing left").isZero();
+      for (String id : ids) {
+        assertThat(await(Duration.ofSeconds(60), () -> h.deliveryCount(id) >= 1)).as(id).isTrue();
+      }
+      Thread.sleep(1000);
+      for (String id : ids) {
+        assertThat(h.deliveryCount(id)).as(id).isEqualTo(1);
+      }
+    }
+  }
+
+  /**
+   * The scheduled reconciler drains a backlog larger than its batch in one interval: all 40 rows (4
+   * batches) are recorded SENT within less than one reconcileInterval of each other, by the
+   * database's clock. One batch per interval, as before the drain, would spread them over three
+   * intervals.
+   */
+  @ParameterizedTest
+  @MethodSource(DB)
+  void theScheduledReconcilerDrainsABacklogLargerThanABatchInOneInterval(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    Duration interval = Duration.ofSeconds(4);
+    try (ProducerHarness h =
+        new ProducerHarness(
+            kind,
+            transport.on(givingUp),
+            s ->
+                s.reconcileInterval(interval)
+                    .reconcileBatchSize(10)
+                    .confirmation(DeliveryConfirmation.PROXY_ACK))) {
+      List<String> ids = insertDueRows(h, h.topic, 40); // one commit: one tick sees them all
+      for (String id : ids) {
+        assertThat(await(Duration.ofSeconds(30), () -> "SENT".equals(h.journalStatus(id))))
+            .as(id)
+            .isTrue();
+      }
+      List<Instant> sentAt = new ArrayList<>();
+      for (String id : ids) {
+        sentAt.add(h.journal(id).getSentAt());
+      }
+      Duration spread =
+          Duration.between(
+              sentAt.stream().min(Instant::compareTo).orElseThrow(),
+              sentAt.stream().max(Instant::compareTo).orElseThrow());
+      assertThat(spread).as("first to last SENT").isLessThan(interval);
+    }
+  }
+
+  /** {@code n} committed rows whose confirmation is overdue, in one transaction. */
+  private static List<String> insertDueRows(ProducerHarness h, String topic, int n)
+      throws Exception {
+    List<String> ids = new ArrayList<>();
+    try (Connection c = h.db.dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      try (SqlSession s = h.txmsg.store().session(c)) {
+        for (int i = 0; i < n; i++) {
+          JournalRow row = dueRow(h, topic);
+          s.getMapper(JournalMapper.class).insert(row, 0);
+          ids.add(row.getEventId());
+        }
+        c.commit();
+      }
+    }
+    return ids;
+  }
+
   /** A committed row whose confirmation is overdue, written as the producer would. */
   private static String insertDueRow(ProducerHarness h, String topic) throws Exception {
+    JournalRow row = dueRow(h, topic);
+    try (Connection c = h.db.dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      try (SqlSession s = h.txmsg.store().session(c)) {
+        s.getMapper(JournalMapper.class).insert(row, 0);
+        c.commit();
+      }
+    }
+    return row.getEventId();
+  }
+
+  private static JournalRow dueRow(ProducerHarness h, String topic) {
     JournalRow row = new JournalRow();
     String eventId = "evt-" + UUID.randomUUID();
     row.setEventId(eventId);
@@ -281,13 +389,6 @@ class ReconcilerTest {
     row.setPayload(new byte[] {1});
     row.setPayloadHash("0".repeat(64));
     row.setCreatedAt(Instant.now().truncatedTo(ChronoUnit.MILLIS));
-    try (Connection c = h.db.dataSource().getConnection()) {
-      c.setAutoCommit(false);
-      try (SqlSession s = h.txmsg.store().session(c)) {
-        s.getMapper(JournalMapper.class).insert(row, 0);
-        c.commit();
-      }
-    }
-    return eventId;
+    return row;
   }
 }
