@@ -101,6 +101,21 @@ class OutboxTest {
     ready(transport, "observer-" + h.topic, h.topic);
   }
 
+  /**
+   * For a delivery timeout's message: where the topic's messages stand for the group on the broker
+   * (stored or not; consumed by the group or not), so that a timeout tells a broker that never
+   * stored the message from a consumer that did not fetch it.
+   */
+  static String queues(TestTransport transport, String topic, String group) {
+    return transport == TestTransport.IN_MEMORY
+        ? "in-memory broker"
+        : topic
+            + " queues for "
+            + group
+            + ": "
+            + EmbeddedRocketMQ.shared().describeQueues(topic, group);
+  }
+
   private static String id() {
     return UUID.randomUUID().toString().substring(0, 12);
   }
@@ -206,7 +221,9 @@ class OutboxTest {
                     + " lastError="
                     + j.getLastErrorCode()
                     + " brokerMessageId="
-                    + j.getBrokerMessageId();
+                    + j.getBrokerMessageId()
+                    + "; "
+                    + queues(transport, h.topic, "observer-" + h.topic);
               })
           .isTrue();
       assertThat(await(Duration.ofSeconds(10), () -> "SENT".equals(h.journalStatus(eventId))))
@@ -306,7 +323,11 @@ class OutboxTest {
                         + "; published ones seen "
                         + seen.keySet()
                         + ", journal "
-                        + extras.stream().map(e -> e + "=" + h.journalStatus(e)).toList())
+                        + extras.stream().map(e -> e + "=" + h.journalStatus(e)).toList()
+                        + "; "
+                        + queues(transport, h.topic, "observer-" + h.topic)
+                        + "; "
+                        + queues(transport, ledger, "obs-" + ledger))
             .isTrue();
         // HALF_MESSAGE + CONSUMER: the confirm group confirms the published events too.
         assertThat(

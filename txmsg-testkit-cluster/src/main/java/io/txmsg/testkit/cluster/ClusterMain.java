@@ -455,6 +455,13 @@ public final class ClusterMain {
           }
           return subscribed(parts[1], parts.length > 2 ? parts[2] : null);
         }
+      case "queues":
+        {
+          if (parts.length < 3) {
+            return "ERR usage: queues <topic> <group>";
+          }
+          return queues(parts[1], parts[2]);
+        }
       case "halt":
         protocol.println("OK halt");
         Runtime.getRuntime().halt(0);
@@ -479,6 +486,34 @@ public final class ClusterMain {
       return "OK no";
     }
     return "OK yes " + info.getChannelInfoTable().size();
+  }
+
+  /**
+   * For each queue of the topic: its message offsets (min to max, exclusive) and the group's
+   * committed consume offset, "-" when the group has none. "OK 0:0-1@1 1:0-0@- ..." says where a
+   * message a test waits for stands: not stored (max unchanged), stored and not consumed (offset
+   * below max), or consumed by some client of the group (offset at max).
+   */
+  private String queues(String topic, String group) throws Exception {
+    TopicConfig config = broker.getTopicConfigManager().selectTopicConfig(topic);
+    if (config == null) {
+      return "ERR no topic " + topic;
+    }
+    StringBuilder out = new StringBuilder("OK");
+    for (int q = 0; q < config.getReadQueueNums(); q++) {
+      long min = broker.getMessageStore().getMinOffsetInQueue(topic, q);
+      long max = broker.getMessageStore().getMaxOffsetInQueue(topic, q);
+      long consumed = broker.getConsumerOffsetManager().queryOffset(group, topic, q);
+      out.append(' ')
+          .append(q)
+          .append(':')
+          .append(min)
+          .append('-')
+          .append(max)
+          .append('@')
+          .append(consumed < 0 ? "-" : Long.toString(consumed));
+    }
+    return out.toString();
   }
 
   private void createTopic(String name, String type, int queues) throws InterruptedException {

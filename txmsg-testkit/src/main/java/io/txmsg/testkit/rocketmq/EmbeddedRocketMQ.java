@@ -313,6 +313,22 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
   }
 
   /**
+   * Where a topic's messages stand for a group, for a test's failure message: per queue {@code
+   * <queue>:<min>-<max>@<group's consume offset, "-" if none>}, e.g. {@code "0:0-1@1 1:0-0@-"}. A
+   * message the broker stored raises a queue's max; a consume offset below max is not yet consumed
+   * by the group. Never throws: a failure is described in the returned text.
+   */
+  public String describeQueues(String topic, String group) {
+    try {
+      requireName(topic, "topic");
+      requireName(group, "group");
+      return command("queues " + topic + " " + group).replaceFirst("^OK ?", "");
+    } catch (RuntimeException e) {
+      return "queues of " + topic + " not available: " + e.getMessage();
+    }
+  }
+
+  /**
    * Kills the cluster process (like a crash: no graceful shutdown) and starts it again on the same
    * store directory and the same ports. Returns once it is ready again.
    */

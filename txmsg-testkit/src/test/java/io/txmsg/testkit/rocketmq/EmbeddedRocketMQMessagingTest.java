@@ -53,6 +53,33 @@ class EmbeddedRocketMQMessagingTest {
     }
   }
 
+  /**
+   * describeQueues shows a stored message as a queue's max offset, and the group's consume offset
+   * reaching it once the message is received and acknowledged.
+   */
+  @Test
+  void describeQueuesShowsStoredAndConsumedOffsets() throws Exception {
+    rocketmq.createTopic("queues-topic", TopicType.NORMAL, 1);
+    rocketmq.createConsumerGroup("queues-group", 3, Duration.ofSeconds(1), Duration.ofSeconds(5));
+    assertThat(rocketmq.describeQueues("queues-topic", "queues-group")).isEqualTo("0:0-0@-");
+    assertThat(rocketmq.describeQueues("no-such-topic-q", "queues-group"))
+        .contains("not available")
+        .contains("no topic no-such-topic-q");
+    try (Producer producer =
+        PROVIDER
+            .newProducerBuilder()
+            .setClientConfiguration(configuration(rocketmq))
+            .setTopics("queues-topic")
+            .build()) {
+      producer.send(message("queues-topic", "stored"));
+    }
+    assertThat(rocketmq.describeQueues("queues-topic", "queues-group")).startsWith("0:0-1@");
+    try (SimpleConsumer consumer = simpleConsumer(rocketmq, "queues-group", "queues-topic")) {
+      assertThat(receive(consumer, 1, Duration.ofSeconds(20))).containsExactly("stored");
+    }
+    assertThat(rocketmq.describeQueues("queues-topic", "queues-group")).isEqualTo("0:0-1@1");
+  }
+
   @Test
   void awaitSubscribedReturnsOnceAPushConsumerIsOnlineAndTimesOutWithoutOne() throws Exception {
     rocketmq.createTopic("await-topic", TopicType.NORMAL);
