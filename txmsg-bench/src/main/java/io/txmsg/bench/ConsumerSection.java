@@ -178,7 +178,7 @@ final class ConsumerSection {
                     byte[] body = new byte[view.getBody().remaining()];
                     view.getBody().duplicate().get(body);
                     Paid p = json.readValue(body, Paid.class);
-                    try (Connection c = b.ds.getConnection()) {
+                    try (Connection c = b.consumerDs.getConnection()) {
                       c.setAutoCommit(false);
                       Credits.credit(c, group, id, p);
                       c.commit();
@@ -267,7 +267,10 @@ final class ConsumerSection {
             + " APPLIED/DUPLICATE), all redelivered. (al) is (a) with leased delivery (a simple"
             + " consumer whose 15 s lease txmsg renews; README, \"Consumer crash recovery over"
             + " gRPC\"). rocketmq-spring has no consumer variant in"
-            + " this section (its consumer runs in section 3).");
+            + " this section (its consumer runs in section 3). Every consumer, raw and txmsg,"
+            + " uses "
+            + b.consumerPoolDescription()
+            + ".");
     rep.table("variant", "msg/s", "× raw gRPC, per round", "× raw remoting, per round", "errors");
     List<Double> base = col(results.get(C_RAW), 0);
     List<Double> baseR = col(results.get(C_RAW_R), 0);

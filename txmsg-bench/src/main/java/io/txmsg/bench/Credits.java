@@ -54,7 +54,7 @@ final class Credits {
       String topic,
       boolean versionGuard) {
     return TxConsumers.builder()
-        .dataSource(b.ds)
+        .dataSource(b.consumerDs)
         .settings(settings(connection, group, topic))
         .handler(
             HandlerDefinition.of(

@@ -173,7 +173,7 @@ final class EndToEndSection {
                 byte[] body = new byte[view.getBody().remaining()];
                 view.getBody().duplicate().get(body);
                 Paid p = json.readValue(body, Paid.class);
-                try (Connection c = b.ds.getConnection()) {
+                try (Connection c = b.consumerDs.getConnection()) {
                   c.setAutoCommit(false);
                   Credits.credit(c, group, id, p);
                   c.commit();

@@ -40,7 +40,7 @@ final class RawRemotingConsumer {
                 String id = m.getUserProperty(Envelope.EVENT_ID);
                 try {
                   Paid p = json.readValue(m.getBody(), Paid.class);
-                  try (Connection c = b.ds.getConnection()) {
+                  try (Connection c = b.consumerDs.getConnection()) {
                     c.setAutoCommit(false);
                     Credits.credit(c, group, id, p);
                     c.commit();
