@@ -37,7 +37,10 @@ class NetworkFaultTest {
       try (TcpProxy link = new TcpProxy(db.getHostString(), db.getPort())) {
         Child direct = w.producer("producer-direct", "count", "0");
         w.consumers();
-        int facts = Scale.pick(1000, 6000);
+        // 80 facts/s for ~37 s (short scale): a COMMIT is in flight often enough, and long enough,
+        // for the cycles below to catch one (measured at 40/s for 25 s: 12-31 of up to 150 cycles,
+        // and once in CI none before the load ended).
+        int facts = Scale.pick(3000, 12000);
         Child proxied =
             w.producer(
                 "producer-proxied",
@@ -48,7 +51,7 @@ class NetworkFaultTest {
                 "count",
                 Integer.toString(facts),
                 "rate",
-                "40");
+                "80");
         int rounds = Scale.pick(1, 5);
         int resets = 0;
         Set<String> unknownButCommitted = new TreeSet<>();
@@ -58,8 +61,11 @@ class NetworkFaultTest {
           // Answers lost: the server's answers are held, then every connection is reset. A COMMIT
           // in flight then committed on the server while the producer sees a broken connection:
           // OutcomeUnknownException for a fact that exists. Repeated until that happened (a
-          // cycle catches a COMMIT in flight only now and then), at most 150 times.
-          for (int cycle = 0; cycle < 150 && unknownButCommitted.isEmpty(); cycle++) {
+          // cycle catches a COMMIT in flight only now and then), at most 150 times while the load
+          // lasts. (Added latency does not help: it slowed the producer so much that 150 cycles
+          // caught nothing.)
+          int cycles = 0;
+          for (; cycles < 150 && unknownButCommitted.isEmpty(); cycles++) {
             link.holdResponses(true);
             Thread.sleep(40 + random.nextInt(80));
             resets += link.resetAll();
@@ -67,6 +73,7 @@ class NetworkFaultTest {
             Thread.sleep(250);
             unknownButCommitted.addAll(w.committed(proxied.failedFacts("OutcomeUnknownException")));
           }
+          System.out.println("LOST COMMIT ANSWER round " + round + " after " + cycles + " cycles");
           resets += latencyResetsAndBlackHole(link);
         }
         proxied.await("DONE", Duration.ofSeconds(Scale.pick(180, 600)));
@@ -123,7 +130,7 @@ class NetworkFaultTest {
                 "count",
                 Integer.toString(facts),
                 "rate",
-                "40");
+                "80");
         int rounds = Scale.pick(1, 5);
         int resets = 0;
         for (int round = 0; round < rounds; round++) {
