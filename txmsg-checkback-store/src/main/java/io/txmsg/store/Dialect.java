@@ -4,9 +4,12 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
@@ -85,7 +88,7 @@ public enum Dialect {
     }
 
     @Override
-    List<String> claimDue(
+    List<JournalRow> claimDue(
         StoreTransactions tx, String storeId, String ownerToken, long leaseMillis, int batchSize)
         throws Exception {
       List<DueRow> candidates = tx.run(JournalMapper.class, m -> m.selectDue(storeId, batchSize));
@@ -98,7 +101,11 @@ public enum Dialect {
           claimed.add(id);
         }
       }
-      return claimed;
+      if (claimed.isEmpty()) {
+        return List.of();
+      }
+      return inCandidateOrder(
+          claimed, tx.run(JournalMapper.class, m -> m.findOwned(claimed, ownerToken)));
     }
   },
 
@@ -165,6 +172,13 @@ public enum Dialect {
     @Override
     void planWithoutJit(JournalMapper mapper) {
       mapper.planWithoutJit();
+    }
+
+    /** One statement: the UPDATE returns the claimed rows ({@code RETURNING *}). */
+    @Override
+    List<JournalRow> claimLocked(
+        JournalMapper mapper, List<String> eventIds, String ownerToken, long leaseMillis) {
+      return mapper.claimAllReturning(eventIds, ownerToken, leaseMillis);
     }
 
     /**
@@ -271,27 +285,53 @@ public enum Dialect {
    * Claims up to {@code batchSize} due journal rows of {@code storeId} (PENDING/RETRY past
    * next_retry_at, SENDING with an expired lease) for {@code ownerToken}: each becomes SENDING with
    * a lease of {@code leaseMillis}. The default reads the candidates FOR UPDATE SKIP LOCKED and
-   * claims them in the same short transaction, so concurrent reconcilers take disjoint rows.
+   * claims them in the same short transaction, so concurrent reconcilers take disjoint rows; the
+   * claim is one UPDATE for the whole batch ({@link #claimLocked}).
    *
-   * @return the claimed event ids
+   * @return the claimed rows as they are after the claim, in the candidates' order (oldest
+   *     next_retry_at first)
    */
-  List<String> claimDue(
+  List<JournalRow> claimDue(
       StoreTransactions tx, String storeId, String ownerToken, long leaseMillis, int batchSize)
       throws Exception {
     return tx.run(
         JournalMapper.class,
         m -> {
           planWithoutJit(m);
-          List<String> out = new ArrayList<>();
+          List<String> candidates = new ArrayList<>();
           Set<String> groups = new HashSet<>();
           for (DueRow due : m.selectDue(storeId, batchSize)) {
-            if (oneOfGroupPerBatch(groups, due)
-                && m.claim(due.getEventId(), ownerToken, leaseMillis) == 1) {
-              out.add(due.getEventId());
+            if (oneOfGroupPerBatch(groups, due)) {
+              candidates.add(due.getEventId());
             }
           }
-          return out;
+          if (candidates.isEmpty()) {
+            return List.of();
+          }
+          return inCandidateOrder(candidates, claimLocked(m, candidates, ownerToken, leaseMillis));
         });
+  }
+
+  /**
+   * Claims candidates that this transaction has locked, in one statement, and returns the claimed
+   * rows: an UPDATE, then the rows read back by owner token. PostgreSQL returns them from the
+   * UPDATE itself.
+   */
+  List<JournalRow> claimLocked(
+      JournalMapper mapper, List<String> eventIds, String ownerToken, long leaseMillis) {
+    mapper.claimAll(eventIds, ownerToken, leaseMillis);
+    return mapper.findOwned(eventIds, ownerToken);
+  }
+
+  /** The rows sorted as their ids are in {@code order} (the statements return them unordered). */
+  static List<JournalRow> inCandidateOrder(List<String> order, List<JournalRow> rows) {
+    Map<String, Integer> position = new HashMap<>();
+    for (int i = 0; i < order.size(); i++) {
+      position.put(order.get(i), i);
+    }
+    List<JournalRow> sorted = new ArrayList<>(rows);
+    sorted.sort(Comparator.comparingInt(r -> position.getOrDefault(r.getEventId(), order.size())));
+    return sorted;
   }
 
   /**

@@ -7,8 +7,9 @@ import javax.sql.DataSource;
  * Claims due journal rows for one reconciler round: PENDING/RETRY rows past next_retry_at and
  * SENDING rows whose lease expired become SENDING with a fresh owner token and lease, in short
  * transactions of their own. How the candidates are read and locked differs per {@link Dialect}
- * (FOR UPDATE SKIP LOCKED where it honours LIMIT, conditional claims one by one on H2); every claim
- * is a conditional UPDATE, so a row claimed by a concurrent round is simply not returned.
+ * (FOR UPDATE SKIP LOCKED where it honours LIMIT, then one UPDATE for the batch; conditional claims
+ * one by one on H2); every claim is a conditional UPDATE, so a row claimed by a concurrent round is
+ * simply not returned.
  */
 public final class JournalClaims {
   private final TxmsgStore store;
@@ -30,11 +31,12 @@ public final class JournalClaims {
    * Claims up to {@code batchSize} due rows for {@code ownerToken} with a lease of {@code
    * leaseMillis}.
    *
-   * @return the claimed event ids; every later update of them must match {@code ownerToken}
+   * @return the claimed rows as they are after the claim (SENDING, owned by {@code ownerToken}),
+   *     oldest next_retry_at first; every later update of them must match {@code ownerToken}
    * @throws Exception what the database threw; rows already claimed keep their lease and are taken
    *     over when it expires
    */
-  public List<String> claimDue(String ownerToken, long leaseMillis, int batchSize)
+  public List<JournalRow> claimDue(String ownerToken, long leaseMillis, int batchSize)
       throws Exception {
     return store.dialect().claimDue(transactions, storeId, ownerToken, leaseMillis, batchSize);
   }

@@ -95,6 +95,25 @@ public interface JournalMapper {
       @Param("leaseMillis") long leaseMillis);
 
   /**
+   * Claims these candidates in one statement, inside the transaction that locked them with {@link
+   * #selectDue}: each still due becomes SENDING for {@code ownerToken} with a lease of {@code
+   * leaseMillis}. Returns how many.
+   */
+  int claimAll(
+      @Param("eventIds") List<String> eventIds,
+      @Param("ownerToken") String ownerToken,
+      @Param("leaseMillis") long leaseMillis);
+
+  /**
+   * PostgreSQL only: {@link #claimAll} returning the claimed rows as they now are ({@code UPDATE
+   * ... RETURNING *}).
+   */
+  List<JournalRow> claimAllReturning(
+      @Param("eventIds") List<String> eventIds,
+      @Param("ownerToken") String ownerToken,
+      @Param("leaseMillis") long leaseMillis);
+
+  /**
    * The give-up drain's claim of one row whose half message the broker stopped checking: PENDING,
    * RETRY and lease-expired SENDING rows (and SENT ones when {@code includeSent}, for PROXY_ACK)
    * become SENDING for {@code ownerToken}, with BROKER_GAVE_UP recorded. 0 = settled or leased.

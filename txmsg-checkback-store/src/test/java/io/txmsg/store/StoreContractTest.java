@@ -136,6 +136,50 @@ class StoreContractTest {
 
   @ParameterizedTest
   @MethodSource(DB)
+  void aBatchClaimReturnsItsRowsLeasedOldestFirstOneRowPerMessageGroupAndOnlyOnce(TestDatabase kind)
+      throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      TxmsgStore store = install(db);
+      JournalRow groupFirst = row("g1");
+      groupFirst.setMessageGroup("G");
+      groupFirst.setAggregateId("o-2");
+      JournalRow groupSecond = row("g2");
+      groupSecond.setMessageGroup("G");
+      groupSecond.setAggregateId("o-3");
+      inTx(
+          db.dataSource(),
+          store,
+          s -> {
+            JournalMapper m = s.getMapper(JournalMapper.class);
+            m.insert(row("c"), -1_000);
+            m.insert(row("a"), -5_000);
+            m.insert(groupSecond, -3_500);
+            m.insert(row("b"), -2_000);
+            m.insert(groupFirst, -4_000);
+            return m.insert(row("later"), 600_000);
+          });
+      JournalClaims claims = new JournalClaims(db.dataSource(), store, "s");
+
+      List<JournalRow> claimed = claims.claimDue("t", 60_000, 10);
+
+      // g2 shares g1's message group: one row of a group per batch.
+      assertThat(claimed).extracting(JournalRow::getEventId).containsExactly("a", "g1", "b", "c");
+      assertThat(claimed)
+          .allSatisfy(
+              r -> {
+                assertThat(r.getStatus()).isEqualTo("SENDING");
+                assertThat(r.getOwnerToken()).isEqualTo("t");
+                assertThat(r.getLeaseUntil()).isAfter(r.getNextRetryAt());
+                assertThat(r.getPayload()).containsExactly(1, 2, 3);
+              });
+      // Claimed rows are leased; g2 waits while g1 of its group is in flight; later is not due.
+      assertThat(claims.claimDue("u", 60_000, 10)).isEmpty();
+      assertThat(find(db, store, m -> m.findById("a")).getOwnerToken()).isEqualTo("t");
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
   void aStoreClaimsAndAgesOutOnlyItsOwnRowsWhenStoresShareTheTables(TestDatabase kind)
       throws Exception {
     try (DatabaseFixture db = kind.open()) {
@@ -145,9 +189,9 @@ class StoreContractTest {
       inTx(db.dataSource(), store, s -> s.getMapper(JournalMapper.class).insert(row("ours"), 0));
       inTx(db.dataSource(), store, s -> s.getMapper(JournalMapper.class).insert(other, 0));
 
-      List<String> claimed =
+      List<JournalRow> claimed =
           new JournalClaims(db.dataSource(), store, "s").claimDue("t", 60_000, 10);
-      assertThat(claimed).containsExactly("ours");
+      assertThat(claimed).extracting(JournalRow::getEventId).containsExactly("ours");
       assertThat(
               dueRows(
                   db,

@@ -154,18 +154,21 @@ public final class Reconciler {
   }
 
   /** Rows one claim leased with its own token; full when the claim hit the batch size. */
-  private record Batch(String token, int claimed, List<JournalRow> rows, boolean full) {
-    static final Batch NONE = new Batch(null, 0, List.of(), false);
+  private record Batch(String token, List<JournalRow> rows, boolean full) {
+    static final Batch NONE = new Batch(null, List.of(), false);
+
+    int claimed() {
+      return rows.size();
+    }
   }
 
   private Batch claimBatch() throws Exception {
     String token = UUID.randomUUID().toString();
-    List<String> claimed = claim(token);
-    if (claimed.isEmpty()) {
+    List<JournalRow> rows = claim(token);
+    if (rows.isEmpty()) {
       return Batch.NONE;
     }
-    List<JournalRow> rows = inTx(m -> m.findOwned(claimed, token));
-    return new Batch(token, claimed.size(), rows, claimed.size() >= settings.reconcileBatchSize());
+    return new Batch(token, rows, rows.size() >= settings.reconcileBatchSize());
   }
 
   /** Records one batch's sends: the accepted ones in one UPDATE, each failure on its row. */
@@ -359,7 +362,7 @@ public final class Reconciler {
     LOST_LEASE
   }
 
-  List<String> claim(String token) throws Exception {
+  List<JournalRow> claim(String token) throws Exception {
     return claims.claimDue(
         token, settings.leaseDuration().toMillis(), settings.reconcileBatchSize());
   }

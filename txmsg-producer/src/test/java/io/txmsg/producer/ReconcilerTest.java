@@ -130,7 +130,9 @@ class ReconcilerTest {
       Reconciler r = h.txmsg.reconciler();
       ExecutorService pool = Executors.newFixedThreadPool(2);
       try {
-        Callable<List<String>> claim = () -> r.claim(UUID.randomUUID().toString());
+        Callable<List<String>> claim =
+            () ->
+                r.claim(UUID.randomUUID().toString()).stream().map(JournalRow::getEventId).toList();
         Future<List<String>> a = pool.submit(claim);
         Future<List<String>> b = pool.submit(claim);
         Set<String> first = new HashSet<>(a.get());
