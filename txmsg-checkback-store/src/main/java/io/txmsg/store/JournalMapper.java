@@ -95,9 +95,10 @@ public interface JournalMapper {
       @Param("leaseMillis") long leaseMillis);
 
   /**
-   * Claims these candidates in one statement, inside the transaction that locked them with {@link
-   * #selectDue}: each still due becomes SENDING for {@code ownerToken} with a lease of {@code
-   * leaseMillis}. Returns how many.
+   * Claims these candidates in one statement: each becomes SENDING for {@code ownerToken} with a
+   * lease of {@code leaseMillis}. MariaDB/MySQL only, inside the transaction that locked them with
+   * {@link #selectDue} FOR UPDATE: the statement tests the key alone and relies on that lock for
+   * the rows being due. Returns how many.
    */
   int claimAll(
       @Param("eventIds") List<String> eventIds,
@@ -105,8 +106,8 @@ public interface JournalMapper {
       @Param("leaseMillis") long leaseMillis);
 
   /**
-   * PostgreSQL only: {@link #claimAll} returning the claimed rows as they now are ({@code UPDATE
-   * ... RETURNING *}).
+   * PostgreSQL only: {@link #claimAll}'s claim, returning the claimed rows as they now are ({@code
+   * UPDATE ... RETURNING}); the same precondition (rows locked by this transaction).
    */
   List<JournalRow> claimAllReturning(
       @Param("eventIds") List<String> eventIds,
