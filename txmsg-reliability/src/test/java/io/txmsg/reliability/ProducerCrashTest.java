@@ -37,7 +37,7 @@ class ProducerCrashTest {
   @MethodSource(DB)
   void killedAtEveryCrashPointWithNoProducerAliveUntilARestart(
       TestTransport transport, TestDatabase kind) throws Exception {
-    run(transport, kind, "producer-kill, none alive until restart", false, Scale.kills(1, 10));
+    run(transport, kind, "producer-kill, none alive until restart", false, Scale.kills(1, 20));
   }
 
   /**
@@ -67,7 +67,7 @@ class ProducerCrashTest {
         DeliveryMode.OUTBOX,
         "producer-kill (OUTBOX), none alive until restart",
         false,
-        Scale.kills(1, 10));
+        Scale.kills(1, 20));
   }
 
   private static void run(
