@@ -8,8 +8,8 @@ import javax.sql.DataSource;
  * SENDING rows whose lease expired become SENDING with a fresh owner token and lease, in short
  * transactions of their own. How the candidates are read and locked differs per {@link Dialect}
  * (FOR UPDATE SKIP LOCKED where it honours LIMIT, then one UPDATE for the batch; conditional claims
- * one by one on H2); every claim is a conditional UPDATE, so a row claimed by a concurrent round is
- * simply not returned.
+ * one by one on H2). Either way a row claimed by a concurrent round is simply not returned: it is
+ * locked and skipped, or its conditional UPDATE matches nothing.
  */
 public final class JournalClaims {
   private final TxmsgStore store;
