@@ -6,6 +6,13 @@ import io.txmsg.reliability.ProducerMain.CrashPoint;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.transport.TestTransport;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -22,26 +29,58 @@ class BrokerGiveUpTest {
       TestTransport transport, TestDatabase kind) throws Exception {
     try (World w = new World(transport, kind)) {
       w.consumers();
-      int kills = Scale.pick(1, 5);
-      long next = 0;
-      java.util.Map<String, Long> killed = new java.util.LinkedHashMap<>();
+      // Long scale: 20 producers die at the same moment, so each recovery sample measures the
+      // same thing (the broker's give-up, the 20 s without a producer, the journal's delivery)
+      // instead of also the time the loop took to kill the producers after it.
+      int kills = Scale.kills(1, 20);
+      List<Child> doomed = new ArrayList<>();
       for (int i = 0; i < kills; i++) {
-        Child p =
-            w.producer(
+        long first = i * 10L;
+        doomed.add(
+            w.startProducer(
                 "doomed-" + i,
                 "start",
-                Long.toString(next),
+                Long.toString(first),
                 "count",
                 "5",
                 "crash",
                 CrashPoint.AFTER_LOCAL_COMMIT.name(),
                 "crashAt",
-                Long.toString(next + 2));
-        p.await("CRASHPOINT", Duration.ofSeconds(60));
-        killed.put("f-" + (next + 2), System.currentTimeMillis());
-        p.kill();
-        next += 10;
+                Long.toString(first + 2),
+                "awaitGo",
+                "true"));
       }
+      for (Child p : doomed) {
+        p.await("READY", Duration.ofSeconds(180));
+      }
+      for (Child p : doomed) {
+        p.send("GO");
+      }
+      // Each is killed as soon as it reaches its crash point (one waiter each), well within the
+      // broker's 2 s before its first check-back, which the doomed producer would still answer.
+      Map<String, Long> killed = new ConcurrentHashMap<>();
+      ExecutorService killers = Executors.newFixedThreadPool(kills);
+      try {
+        List<Future<?>> done = new ArrayList<>();
+        for (int i = 0; i < kills; i++) {
+          Child p = doomed.get(i);
+          String fact = "f-" + (i * 10L + 2);
+          done.add(
+              killers.submit(
+                  () -> {
+                    p.await("CRASHPOINT", Duration.ofSeconds(60));
+                    killed.put(fact, System.currentTimeMillis());
+                    p.kill();
+                    return null;
+                  }));
+        }
+        for (Future<?> f : done) {
+          f.get();
+        }
+      } finally {
+        killers.shutdownNow();
+      }
+      long next = kills * 10L;
       // Nobody answers: transactionCheckMax (15) checks at 1 s go unanswered and the broker moves
       // the half messages to its give-up topic. Only the journal can still deliver them.
       Thread.sleep(20_000);

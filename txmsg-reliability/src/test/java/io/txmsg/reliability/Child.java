@@ -159,6 +159,16 @@ final class Child implements AutoCloseable {
   }
 
   /** SIGKILL, then wait for the process to be gone. */
+  /**
+   * Writes {@code line} to the child's standard input (e.g. {@code GO} for a producer started with
+   * {@code awaitGo=true}).
+   */
+  void send(String line) throws java.io.IOException {
+    var in = process.getOutputStream();
+    in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+    in.flush();
+  }
+
   void kill() throws InterruptedException {
     process.destroyForcibly();
     process.waitFor(10, TimeUnit.SECONDS);

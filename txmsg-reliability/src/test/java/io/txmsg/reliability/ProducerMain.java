@@ -16,7 +16,8 @@ import java.time.Duration;
  * A producer JVM: commits facts {@code f-<i>} (one business row each) through txmsg at a steady
  * rate. With {@code crash=<point>} it stops dead at that point of fact {@code crashAt} and waits to
  * be SIGKILLed. With {@code count=0} it only keeps the producer alive (check-backs, confirmation,
- * reconciler) until killed.
+ * reconciler) until killed. With {@code awaitGo=true} it waits after READY for a line on its
+ * standard input before the first fact.
  */
 public final class ProducerMain {
   /**
@@ -67,6 +68,12 @@ public final class ProducerMain {
       }
     }
     Args.say("READY");
+    if (Boolean.parseBoolean(a.get("awaitGo", "false"))) {
+      // Started with others: the parent releases them together once every one is READY.
+      new java.io.BufferedReader(
+              new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8))
+          .readLine();
+    }
     run(a, txmsg, start, count, crash, crashAt);
     txmsg.close();
     ds.close();

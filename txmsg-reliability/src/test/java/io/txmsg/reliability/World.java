@@ -160,6 +160,16 @@ final class World implements AutoCloseable {
     return c;
   }
 
+  /**
+   * Starts a producer JVM without waiting for it to be READY: several can then start at once (the
+   * caller awaits each one's READY).
+   */
+  Child startProducer(String name, String... extra) throws Exception {
+    Child c = Child.start(name, ProducerMain.class, args(extra));
+    closeables.add(c);
+    return c;
+  }
+
   Child consumer(String name, String... extra) throws Exception {
     Child c = Child.start(name, ConsumerMain.class, args(extra));
     closeables.add(c);
