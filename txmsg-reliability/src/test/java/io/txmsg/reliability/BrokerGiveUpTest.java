@@ -33,25 +33,33 @@ class BrokerGiveUpTest {
       // same thing (the broker's give-up, the 20 s without a producer, the journal's delivery)
       // instead of also the time the loop took to kill the producers after it.
       int kills = Scale.kills(1, 20);
+      // They start five at a time: twenty JVMs starting at once on two cores time out their
+      // clients' first broker calls.
       List<Child> doomed = new ArrayList<>();
-      for (int i = 0; i < kills; i++) {
-        long first = i * 10L;
-        doomed.add(
-            w.startProducer(
-                "doomed-" + i,
-                "start",
-                Long.toString(first),
-                "count",
-                "5",
-                "crash",
-                CrashPoint.AFTER_LOCAL_COMMIT.name(),
-                "crashAt",
-                Long.toString(first + 2),
-                "awaitGo",
-                "true"));
-      }
-      for (Child p : doomed) {
-        p.await("READY", Duration.ofSeconds(180));
+      for (int wave = 0; wave < kills; wave += 5) {
+        List<Child> starting = new ArrayList<>();
+        for (int i = wave; i < Math.min(kills, wave + 5); i++) {
+          long first = i * 10L;
+          starting.add(
+              w.startProducer(
+                  "doomed-" + i,
+                  "start",
+                  Long.toString(first),
+                  "count",
+                  "5",
+                  "crash",
+                  CrashPoint.AFTER_LOCAL_COMMIT.name(),
+                  "crashAt",
+                  Long.toString(first + 2),
+                  "awaitGo",
+                  "true",
+                  "pool",
+                  "2"));
+        }
+        for (Child p : starting) {
+          p.await("READY", Duration.ofSeconds(120));
+        }
+        doomed.addAll(starting);
       }
       for (Child p : doomed) {
         p.send("GO");

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.txmsg.api.DeliveryMode;
 import io.txmsg.api.ProducerInterceptor;
+import io.txmsg.api.TransportException;
 import io.txmsg.api.TxMessage;
 import io.txmsg.producer.TxProducer;
 import io.txmsg.producer.TxProducerSettings;
@@ -39,7 +40,17 @@ public final class ProducerMain {
   private ProducerMain() {}
 
   public static void main(String[] argv) throws Exception {
-    Args a = new Args(argv);
+    try {
+      produce(new Args(argv));
+    } catch (Throwable t) {
+      // Exit, so the parent sees a dead child at once instead of a live one that never says READY
+      // (the clients' non-daemon threads would keep the JVM up).
+      t.printStackTrace();
+      System.exit(2);
+    }
+  }
+
+  private static void produce(Args a) throws Exception {
     long start = a.getLong("start", 0);
     long count = a.getLong("count", 0);
     // With seconds=N the load runs for N seconds whatever fails meanwhile (broker or database
@@ -51,7 +62,9 @@ public final class ProducerMain {
     hc.setJdbcUrl(a.get("url"));
     hc.setUsername(a.get("user", ""));
     hc.setPassword(a.get("password", ""));
-    hc.setMaximumPoolSize(6);
+    // pool=N: many producers at once (the broker give-up scenario starts 20) must stay within the
+    // database's connection limit (PostgreSQL's default is 100).
+    hc.setMaximumPoolSize((int) a.getLong("pool", 6));
     hc.setConnectionTimeout(5_000);
     hc.setExceptionOverrideClassName(DeadH2Connections.class.getName());
     HikariDataSource ds = new HikariDataSource(hc);
@@ -59,8 +72,9 @@ public final class ProducerMain {
     for (int attempt = 1; txmsg == null; attempt++) {
       try {
         txmsg = build(a, ds, crash, crashEvent);
-      } catch (IllegalStateException e) {
-        // A busy or just-restarted broker can time out the client's start: try again.
+      } catch (IllegalStateException | TransportException e) {
+        // A busy or just-restarted broker can time out the client's start (the remoting client's
+        // route lookup, several producers starting at once): try again.
         if (attempt == 5) {
           throw e;
         }
