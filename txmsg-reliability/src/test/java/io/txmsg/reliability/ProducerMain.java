@@ -2,6 +2,7 @@ package io.txmsg.reliability;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.pool.HikariPool;
 import io.txmsg.api.DeliveryMode;
 import io.txmsg.api.ProducerInterceptor;
 import io.txmsg.api.TransportException;
@@ -67,7 +68,19 @@ public final class ProducerMain {
     hc.setMaximumPoolSize((int) a.getLong("pool", 6));
     hc.setConnectionTimeout(5_000);
     hc.setExceptionOverrideClassName(DeadH2Connections.class.getName());
-    HikariDataSource ds = new HikariDataSource(hc);
+    HikariDataSource ds = null;
+    for (int attempt = 1; ds == null; attempt++) {
+      try {
+        ds = new HikariDataSource(hc);
+      } catch (HikariPool.PoolInitializationException e) {
+        // Seen once on MariaDB with 20 producers starting beside a kill loop: a new connection
+        // closed during the pool's first checks. Try again, as for the broker below.
+        if (attempt == 5) {
+          throw e;
+        }
+        Thread.sleep(2_000);
+      }
+    }
     TxProducer txmsg = null;
     for (int attempt = 1; txmsg == null; attempt++) {
       try {
