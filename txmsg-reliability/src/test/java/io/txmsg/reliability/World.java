@@ -154,8 +154,7 @@ final class World implements AutoCloseable {
   }
 
   Child producer(String name, String... extra) throws Exception {
-    Child c = Child.start(name, ProducerMain.class, args(extra));
-    closeables.add(c);
+    Child c = startProducer(name, extra);
     c.await("READY", Duration.ofSeconds(60));
     return c;
   }
