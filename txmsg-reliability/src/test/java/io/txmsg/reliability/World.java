@@ -31,6 +31,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.h2.tools.Server;
@@ -50,6 +51,10 @@ final class World implements AutoCloseable {
   final String proj = "proj-" + topic;
   final String store = "store-" + topic;
   final Map<ConsumeOutcome, AtomicLong> outcomes = new ConcurrentHashMap<>();
+
+  /** The outcomes this JVM's consumers reported per "group|eventId", in order. */
+  final Map<String, List<ConsumeOutcome>> outcomesByEvent = new ConcurrentHashMap<>();
+
   final List<Long> recoveryMillis = new ArrayList<>();
   final String url;
   final String user;
@@ -198,12 +203,21 @@ final class World implements AutoCloseable {
             .dataSource(dataSource)
             .settings(Handlers.settings(transport.connection(mq), topic, points, proj))
             .listener(
-                (g, type, id, outcome) ->
-                    outcomes.computeIfAbsent(outcome, k -> new AtomicLong()).incrementAndGet())
+                (g, type, id, outcome) -> {
+                  outcomes.computeIfAbsent(outcome, k -> new AtomicLong()).incrementAndGet();
+                  outcomesByEvent
+                      .computeIfAbsent(g + "|" + id, k -> new CopyOnWriteArrayList<>())
+                      .add(outcome);
+                })
             .interceptor(new ConsumerInterceptor() {})
             .build();
     closeables.add(c);
     return c;
+  }
+
+  /** The outcomes this JVM's consumers reported for {@code eventId} in {@code group}, in order. */
+  List<ConsumeOutcome> outcomesOf(String group, String eventId) {
+    return List.copyOf(outcomesByEvent.getOrDefault(group + "|" + eventId, List.of()));
   }
 
   long outcome(ConsumeOutcome o) {
