@@ -60,6 +60,7 @@ class ConsumerPauseTest {
                 "load-pause-" + round, "start", Long.toString(next), "count", "8", "rate", "50");
         String marker = paused.await("CRASHPOINT", Duration.ofSeconds(60));
         String pausedEvent = marker.substring(marker.lastIndexOf(' ') + 1);
+        w.watch(w.points, pausedEvent);
         paused.pause();
         // Started only now, so that the paused instance is the one that took the paused fact.
         TxConsumers other = w.consumers();

@@ -52,8 +52,11 @@ final class World implements AutoCloseable {
   final String store = "store-" + topic;
   final Map<ConsumeOutcome, AtomicLong> outcomes = new ConcurrentHashMap<>();
 
-  /** The outcomes this JVM's consumers reported per "group|eventId", in order. */
-  final Map<String, List<ConsumeOutcome>> outcomesByEvent = new ConcurrentHashMap<>();
+  /**
+   * The outcomes of the events a scenario {@link #watch watches}, per {@link #eventKey}, in order.
+   * Only watched events: a long soak's millions of others are only counted in {@link #outcomes}.
+   */
+  private final Map<String, List<ConsumeOutcome>> watched = new ConcurrentHashMap<>();
 
   final List<Long> recoveryMillis = new ArrayList<>();
   final String url;
@@ -205,9 +208,10 @@ final class World implements AutoCloseable {
             .listener(
                 (g, type, id, outcome) -> {
                   outcomes.computeIfAbsent(outcome, k -> new AtomicLong()).incrementAndGet();
-                  outcomesByEvent
-                      .computeIfAbsent(g + "|" + id, k -> new CopyOnWriteArrayList<>())
-                      .add(outcome);
+                  List<ConsumeOutcome> w = watched.get(eventKey(g, id));
+                  if (w != null) {
+                    w.add(outcome);
+                  }
                 })
             .interceptor(new ConsumerInterceptor() {})
             .build();
@@ -215,9 +219,22 @@ final class World implements AutoCloseable {
     return c;
   }
 
-  /** The outcomes this JVM's consumers reported for {@code eventId} in {@code group}, in order. */
+  /** From now on, records the outcomes this JVM's consumers report for {@code eventId}. */
+  void watch(String group, String eventId) {
+    watched.putIfAbsent(eventKey(group, eventId), new CopyOnWriteArrayList<>());
+  }
+
+  /** The outcomes reported for a {@link #watch watched} event since it was watched, in order. */
   List<ConsumeOutcome> outcomesOf(String group, String eventId) {
-    return List.copyOf(outcomesByEvent.getOrDefault(group + "|" + eventId, List.of()));
+    List<ConsumeOutcome> w = watched.get(eventKey(group, eventId));
+    if (w == null) {
+      throw new IllegalStateException(group + "/" + eventId + " is not watched");
+    }
+    return List.copyOf(w);
+  }
+
+  private static String eventKey(String group, String eventId) {
+    return group + "|" + eventId;
   }
 
   long outcome(ConsumeOutcome o) {
