@@ -1,8 +1,8 @@
 package io.txmsg.bench;
 
-import io.txmsg.store.ConsumeLogMapper;
-import io.txmsg.store.SchemaInstaller;
 import io.txmsg.store.TxmsgStore;
+import io.txmsg.store.consume.ConsumeLog;
+import io.txmsg.store.schema.SchemaInstaller;
 import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import java.sql.Connection;
@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
-import org.apache.ibatis.session.SqlSession;
 
 /**
  * A rough figure for the consumer's per-message dedup cost at the database: one transaction per
@@ -72,16 +71,15 @@ public final class ClaimOverhead {
     try (Connection c = db.dataSource().getConnection()) {
       c.setAutoCommit(false);
       c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-      try (SqlSession session = store.session(c);
-          PreparedStatement ps =
-              c.prepareStatement("INSERT INTO credit (event_id, amount) VALUES (?, ?)")) {
-        ConsumeLogMapper log = session.getMapper(ConsumeLogMapper.class);
+      try (PreparedStatement ps =
+          c.prepareStatement("INSERT INTO credit (event_id, amount) VALUES (?, ?)")) {
+        ConsumeLog log = new ConsumeLog(db.dataSource(), store);
         for (int i = 0; i < MESSAGES; i++) {
           String id = prefix + "-" + i;
           if (claim) {
             // What the consumer writes when the failure detector saw a clean handler: one INSERT
             // with the final status, no closing UPDATE.
-            log.insertClaim("bench", id, "Paid", "0".repeat(64), "SUCCESS", 1);
+            log.claim(c, "bench", id, "Paid", "0".repeat(64), 1);
           }
           ps.setString(1, id);
           ps.setInt(2, i);

@@ -5,7 +5,7 @@ import static io.txmsg.bench.BenchMain.progress;
 import io.txmsg.producer.Reconciler;
 import io.txmsg.producer.TxProducer;
 import io.txmsg.producer.TxProducerSettings;
-import io.txmsg.store.Archiver;
+import io.txmsg.store.archive.Archiver;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -296,7 +296,8 @@ final class StoreSection {
 
   private void writeArchiveReport(Map<Archiver.Table, List<Double>> archRates) {
     Report rep = b.report;
-    rep.h3("Archive (`io.txmsg.store.Archiver`, copy to *_archive + delete, batches of 1000)");
+    rep.h3(
+        "Archive (`io.txmsg.store.archive.Archiver`, copy to *_archive + delete, batches of 1000)");
     rep.p(
         ARCHIVE_ROWS
             + " terminal rows 30 days old per table per round; median over "

@@ -3,13 +3,7 @@ package io.txmsg.store;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
@@ -18,9 +12,11 @@ import org.apache.ibatis.session.SqlSession;
 /**
  * The SQL dialects txmsg ships schemas and mapper statements for, each carrying the differences
  * that cannot be expressed as a databaseId variant of a mapper statement: how the fencing insert's
- * lock wait is bounded, how due journal rows are claimed, how schema upgrades are serialised, and
- * which vendor codes mean "a bounded lock wait ran out" or "this table, column or index already
- * exists". Code outside this type asks the dialect instead of comparing constants.
+ * lock wait is bounded, how due journal rows are claimed ({@link #locksClaimCandidates}, {@link
+ * #returnsClaimedRows}), how schema upgrades are serialised, and which vendor codes mean "a bounded
+ * lock wait ran out" or "this table, column or index already exists". Code outside this type asks
+ * the dialect instead of comparing constants. The statements it runs itself are in {@link
+ * SessionMapper}; {@link TxmsgStore} hands them a session on the caller's connection.
  *
  * <p>Detected from JDBC metadata; {@link #id()} is the MyBatis databaseId that selects the
  * dialect's statements and the prefix of its schema file.
@@ -51,7 +47,7 @@ public enum Dialect {
       try {
         c.setAutoCommit(false);
         SqlSession session = store.session(c);
-        AttemptMapper settings = session.getMapper(AttemptMapper.class);
+        SessionMapper settings = session.getMapper(SessionMapper.class);
         Long previous = settings.currentLockTimeout();
         settings.setLockTimeout(Math.max(1, wait.toMillis()));
         SchemaLock release =
@@ -64,10 +60,10 @@ public enum Dialect {
               }
             };
         try {
-          session.getMapper(SchemaMapper.class).insertLockRow();
+          settings.insertLockRow();
           return release;
         } catch (RuntimeException e) {
-          SQLException cause = SqlStates.find(e);
+          SQLException cause = sqlCause(e);
           release.close();
           if (cause != null && isLockTimeout(cause)) {
             return null;
@@ -81,31 +77,15 @@ public enum Dialect {
     }
 
     @Override
-    LockWait boundLockWait(AttemptMapper mapper, long millis) {
-      Long previous = mapper.currentLockTimeout();
-      mapper.setLockTimeout(millis);
-      return previous == null ? null : () -> mapper.setLockTimeout(previous);
+    LockWait boundLockWait(SessionMapper session, long millis) {
+      Long previous = session.currentLockTimeout();
+      session.setLockTimeout(millis);
+      return previous == null ? null : () -> session.setLockTimeout(previous);
     }
 
     @Override
-    List<JournalRow> claimDue(
-        StoreTransactions tx, String storeId, String ownerToken, long leaseMillis, int batchSize)
-        throws Exception {
-      List<DueRow> candidates = tx.run(JournalMapper.class, m -> m.selectDue(storeId, batchSize));
-      List<String> claimed = new ArrayList<>();
-      Set<String> groups = new HashSet<>();
-      for (DueRow due : candidates) {
-        String id = due.getEventId();
-        if (oneOfGroupPerBatch(groups, due)
-            && tx.run(JournalMapper.class, m -> m.claim(id, ownerToken, leaseMillis)) == 1) {
-          claimed.add(id);
-        }
-      }
-      if (claimed.isEmpty()) {
-        return List.of();
-      }
-      return inCandidateOrder(
-          claimed, tx.run(JournalMapper.class, m -> m.findOwned(claimed, ownerToken)));
+    public boolean locksClaimCandidates() {
+      return false;
     }
   },
 
@@ -122,7 +102,7 @@ public enum Dialect {
       // table, column, index (key name) already exists
       new Codes(Set.of(), Set.of(1050, 1060, 1061))) {
     @Override
-    LockWait boundLockWait(AttemptMapper mapper, long millis) {
+    LockWait boundLockWait(SessionMapper session, long millis) {
       return null; // bounded inside the insert statement itself: nothing to restore
     }
 
@@ -134,7 +114,7 @@ public enum Dialect {
     @Override
     SchemaLock lockSchema(TxmsgStore store, Connection ddl, DataSource dataSource, Duration wait) {
       SqlSession session = store.session(ddl);
-      SchemaMapper m = session.getMapper(SchemaMapper.class);
+      SessionMapper m = session.getMapper(SessionMapper.class);
       long seconds = (wait.toMillis() + 999) / 1000;
       Integer got = m.getLock(seconds);
       if (got == null) {
@@ -164,21 +144,19 @@ public enum Dialect {
       // duplicate_table (also an existing index), duplicate_column, duplicate_object
       new Codes(Set.of("42P07", "42701", "42710"), Set.of())) {
     @Override
-    LockWait boundLockWait(AttemptMapper mapper, long millis) {
-      mapper.setLockTimeout(millis);
+    LockWait boundLockWait(SessionMapper session, long millis) {
+      session.setLockTimeout(millis);
       return null; // SET LOCAL ends with the transaction: nothing to restore
     }
 
     @Override
-    void planWithoutJit(JournalMapper mapper) {
-      mapper.planWithoutJit();
+    void planWithoutJit(SessionMapper session) {
+      session.planWithoutJit();
     }
 
-    /** One statement: the UPDATE returns the claimed rows ({@code RETURNING *}). */
     @Override
-    List<JournalRow> claimLocked(
-        JournalMapper mapper, List<String> eventIds, String ownerToken, long leaseMillis) {
-      return mapper.claimAllReturning(eventIds, ownerToken, leaseMillis);
+    public boolean returnsClaimedRows() {
+      return true;
     }
 
     /**
@@ -191,7 +169,7 @@ public enum Dialect {
     SchemaLock lockSchema(TxmsgStore store, Connection ddl, DataSource dataSource, Duration wait)
         throws SQLException {
       SqlSession session = store.session(ddl);
-      SchemaMapper m = session.getMapper(SchemaMapper.class);
+      SessionMapper m = session.getMapper(SessionMapper.class);
       long deadline = System.nanoTime() + wait.toNanos();
       while (!Boolean.TRUE.equals(m.tryAdvisoryLock())) {
         if (System.nanoTime() - deadline > 0) {
@@ -219,14 +197,14 @@ public enum Dialect {
    * transaction has ended.
    */
   @FunctionalInterface
-  interface LockWait {
+  public interface LockWait {
     /** Restores the previous setting; the caller commits afterwards. */
     void restore();
   }
 
   /** Held while a schema install or upgrade runs; closing it releases the lock. */
   @FunctionalInterface
-  interface SchemaLock extends AutoCloseable {
+  public interface SchemaLock extends AutoCloseable {
     @Override
     void close() throws SQLException;
   }
@@ -266,12 +244,12 @@ public enum Dialect {
   }
 
   /**
-   * Bounds the lock wait of the next attempt insert ({@link AttemptMapper#insertWithLockWait}) on
+   * Bounds the lock wait of the next attempt insert (the fence's {@code insertWithLockWait}) on
    * this transaction's connection.
    *
    * @return what to restore once the transaction ended, or null when the bound ends with it
    */
-  abstract LockWait boundLockWait(AttemptMapper mapper, long millis);
+  abstract LockWait boundLockWait(SessionMapper session, long millis);
 
   /**
    * Turns off query JIT compilation for the rest of the current transaction where the database has
@@ -279,73 +257,29 @@ public enum Dialect {
    * {@code jit_above_cost} as soon as many rows are unsent, and compiling it cost 0.5-1 s per
    * reconciler round against a few milliseconds to run it. No-op elsewhere.
    */
-  void planWithoutJit(JournalMapper mapper) {}
+  void planWithoutJit(SessionMapper session) {}
 
   /**
-   * Claims up to {@code batchSize} due journal rows of {@code storeId} (PENDING/RETRY past
-   * next_retry_at, SENDING with an expired lease) for {@code ownerToken}: each becomes SENDING with
-   * a lease of {@code leaseMillis}. The default reads the candidates FOR UPDATE SKIP LOCKED and
-   * claims them in the same short transaction, so concurrent reconcilers take disjoint rows; the
-   * claim is one UPDATE for the whole batch ({@link #claimLocked}).
-   *
-   * @return the claimed rows as they are after the claim, in the candidates' order (oldest
-   *     next_retry_at first)
+   * Whether due journal rows are claimed by reading the candidates FOR UPDATE SKIP LOCKED and
+   * claiming them in the same short transaction, so that concurrent reconcilers take disjoint rows
+   * (true), or by reading them unlocked and claiming each with its conditional UPDATE in a
+   * transaction of its own (false: H2, which applies LIMIT before SKIP LOCKED when ORDER BY is
+   * present, so a locking read could return fewer rows than are due).
    */
-  List<JournalRow> claimDue(
-      StoreTransactions tx, String storeId, String ownerToken, long leaseMillis, int batchSize)
-      throws Exception {
-    return tx.run(
-        JournalMapper.class,
-        m -> {
-          planWithoutJit(m);
-          List<String> candidates = new ArrayList<>();
-          Set<String> groups = new HashSet<>();
-          for (DueRow due : m.selectDue(storeId, batchSize)) {
-            if (oneOfGroupPerBatch(groups, due)) {
-              candidates.add(due.getEventId());
-            }
-          }
-          if (candidates.isEmpty()) {
-            return List.of();
-          }
-          return inCandidateOrder(candidates, claimLocked(m, candidates, ownerToken, leaseMillis));
-        });
+  public boolean locksClaimCandidates() {
+    return true;
   }
 
   /**
-   * Claims candidates that this transaction has locked, in one statement, and returns the claimed
-   * rows: an UPDATE, then the rows read back by owner token. PostgreSQL returns them from the
-   * UPDATE itself.
+   * Whether the batch claim's UPDATE returns the claimed rows itself ({@code UPDATE ... RETURNING
+   * *}: PostgreSQL), instead of reading them back by owner token.
    */
-  List<JournalRow> claimLocked(
-      JournalMapper mapper, List<String> eventIds, String ownerToken, long leaseMillis) {
-    mapper.claimAll(eventIds, ownerToken, leaseMillis);
-    return mapper.findOwned(eventIds, ownerToken);
-  }
-
-  /** The rows sorted as their ids are in {@code order} (the statements return them unordered). */
-  static List<JournalRow> inCandidateOrder(List<String> order, List<JournalRow> rows) {
-    Map<String, Integer> position = new HashMap<>();
-    for (int i = 0; i < order.size(); i++) {
-      position.put(order.get(i), i);
-    }
-    List<JournalRow> sorted = new ArrayList<>(rows);
-    sorted.sort(Comparator.comparingInt(r -> position.getOrDefault(r.getEventId(), order.size())));
-    return sorted;
-  }
-
-  /**
-   * Never two rows of one FIFO message group in flight: the candidate query already excludes rows
-   * with a lower unsent version of their aggregate or an in-flight row of their group, but rows of
-   * one group and different aggregates (a group the application set) can be due together; the batch
-   * takes the first. Locked-but-unclaimed candidates are skipped the same way.
-   */
-  static boolean oneOfGroupPerBatch(Set<String> groups, DueRow due) {
-    return due.getMessageGroup() == null || groups.add(due.getMessageGroup());
+  public boolean returnsClaimedRows() {
+    return false;
   }
 
   /** Whether this exception (not its chain) is this dialect's "bounded lock wait ran out". */
-  boolean isLockTimeout(SQLException e) {
+  public boolean isLockTimeout(SQLException e) {
     return lockTimeout.match(e);
   }
 
@@ -354,7 +288,7 @@ public enum Dialect {
    * already there: on MariaDB and H2 every DDL statement commits by itself, so an upgrade that was
    * interrupted has run some of its statements, and running it again must step over them.
    */
-  boolean isAlreadyExists(SQLException e) {
+  public boolean isAlreadyExists(SQLException e) {
     return alreadyExists.match(e);
   }
 
@@ -369,6 +303,16 @@ public enum Dialect {
    */
   abstract SchemaLock lockSchema(
       TxmsgStore store, Connection ddl, DataSource dataSource, Duration wait) throws SQLException;
+
+  /** The first SQLException in the cause chain (MyBatis wraps them), or null. */
+  private static SQLException sqlCause(Throwable t) {
+    for (int depth = 0; t != null && depth < 20; t = t.getCause(), depth++) {
+      if (t instanceof SQLException e) {
+        return e;
+      }
+    }
+    return null;
+  }
 
   /**
    * @throws IllegalArgumentException for a database txmsg has no schema for

@@ -2,6 +2,9 @@ package io.txmsg.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.txmsg.store.journal.Journal;
+import io.txmsg.store.schema.SchemaInstaller;
+import io.txmsg.store.tx.StoreTransactions;
 import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import java.sql.Connection;
@@ -55,24 +58,24 @@ class IndexedQueriesTest {
   private static final List<Case> CASES =
       List.of(
           new Case(
-              "io.txmsg.store.JournalMapper.selectDue",
+              "io.txmsg.store.journal.JournalMapper.selectDue",
               Map.of("storeId", "s1", "limit", 100),
               "txmsg_journal_due_ix",
               "next_retry_at",
               "status"),
           new Case(
-              "io.txmsg.store.ArchiveMapper.selectJournal",
+              "io.txmsg.store.archive.ArchiveMapper.selectJournal",
               Map.of("retentionMillis", 60_000L, "limit", 500),
               "txmsg_journal_created_ix",
               "created_at",
               null),
           new Case(
-              "io.txmsg.store.ArchiveMapper.selectConsumeLog",
+              "io.txmsg.store.archive.ArchiveMapper.selectConsumeLog",
               Map.of("retentionMillis", 60_000L, "limit", 500),
               "txmsg_consume_log_status_ix",
               "updated_at"),
           new Case(
-              "io.txmsg.store.ArchiveMapper.selectAttempt",
+              "io.txmsg.store.archive.ArchiveMapper.selectAttempt",
               Map.of("retentionMillis", 60_000L, "limit", 500),
               "txmsg_attempt_created_ix",
               "created_at"),
@@ -103,25 +106,27 @@ class IndexedQueriesTest {
     }
   }
 
-  /** The reconciler's claim transaction turns JIT off for itself only (Dialect.planWithoutJit). */
+  /**
+   * The reconciler's claim transaction turns JIT off for itself only (TxmsgStore.planWithoutJit).
+   */
   private static void assertPlansWithoutJitForOneTransaction(DatabaseFixture db, TxmsgStore store)
       throws Exception {
     StoreTransactions tx = new StoreTransactions(db.dataSource(), store);
-    String before = tx.inSession(s -> showJit(s));
+    String before = tx.run(IndexedQueriesTest::showJit);
     String inside =
-        tx.inSession(
-            s -> {
-              store.dialect().planWithoutJit(s.getMapper(JournalMapper.class));
-              return showJit(s);
+        tx.run(
+            c -> {
+              store.planWithoutJit(c);
+              return showJit(c);
             });
     assertThat(before).isEqualTo("on");
     assertThat(inside).isEqualTo("off");
-    String after = tx.inSession(s -> showJit(s));
+    String after = tx.run(IndexedQueriesTest::showJit);
     assertThat(after).as("after the transaction").isEqualTo("on");
   }
 
-  private static String showJit(SqlSession session) throws Exception {
-    try (Statement s = session.getConnection().createStatement();
+  private static String showJit(Connection c) throws Exception {
+    try (Statement s = c.createStatement();
         ResultSet rs = s.executeQuery("SHOW jit")) {
       rs.next();
       return rs.getString(1);
@@ -193,20 +198,20 @@ class IndexedQueriesTest {
    */
   private static void fill(DatabaseFixture db, TxmsgStore store) throws Exception {
     StoreTransactions tx = new StoreTransactions(db.dataSource(), store);
+    Journal journal = new Journal(db.dataSource(), store);
     List<String> sent = new ArrayList<>();
     tx.run(
-        JournalMapper.class,
-        m -> {
+        c -> {
           for (int i = 0; i < 400; i++) {
             String id = "e" + i;
-            m.insert(StoreContractTest.row(id), i % 4 == 0 ? 0 : 60_000);
+            journal.insert(c, StoreFixtures.journalRow(id), i % 4 == 0 ? 0 : 60_000);
             if (i % 2 == 0) {
               sent.add(id);
             }
           }
           return null;
         });
-    tx.run(JournalMapper.class, m -> m.markSent(sent));
+    journal.markSent(sent);
     try (Connection c = db.dataSource().getConnection();
         Statement s = c.createStatement()) {
       for (int i = 0; i < 400; i++) {

@@ -1,8 +1,8 @@
 package io.txmsg.cli;
 
 import io.txmsg.api.LogSafe;
-import io.txmsg.store.Archiver;
-import io.txmsg.store.Archiver.Table;
+import io.txmsg.store.archive.Archiver;
+import io.txmsg.store.archive.Archiver.Table;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;

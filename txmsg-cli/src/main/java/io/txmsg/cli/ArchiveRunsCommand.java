@@ -1,7 +1,7 @@
 package io.txmsg.cli;
 
-import io.txmsg.store.ArchiveRunRow;
-import io.txmsg.store.Archiver;
+import io.txmsg.store.archive.ArchiveRunRow;
+import io.txmsg.store.archive.Archiver;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

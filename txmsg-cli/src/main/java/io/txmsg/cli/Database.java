@@ -1,8 +1,11 @@
 package io.txmsg.cli;
 
-import io.txmsg.store.SchemaMigrator;
-import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
+import io.txmsg.store.consume.ReplayRequests;
+import io.txmsg.store.journal.Journal;
+import io.txmsg.store.ops.OpsQueries;
+import io.txmsg.store.schema.SchemaMigrator;
+import io.txmsg.store.tx.StoreTransactions;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
@@ -23,6 +26,7 @@ final class Database implements AutoCloseable {
   private final SingleConnectionDataSource dataSource;
   private final TxmsgStore store;
   private final StoreTransactions transactions;
+  private final OpsQueries ops;
 
   Database(String url, String user, String password, String prefix) {
     Properties props = new Properties();
@@ -48,6 +52,7 @@ final class Database implements AutoCloseable {
       throw e;
     }
     this.transactions = new StoreTransactions(dataSource, store);
+    this.ops = new OpsQueries(store);
   }
 
   SingleConnectionDataSource dataSource() {
@@ -66,15 +71,28 @@ final class Database implements AutoCloseable {
     return new SchemaMigrator(new FreshConnections(url, props), store);
   }
 
-  /** Runs read or write work on one mapper in a short transaction of its own. */
-  <M, T> T run(Class<M> mapper, StoreTransactions.Work<M, T> work) throws Exception {
-    return transactions.run(mapper, work);
+  /** Operator queries on the command's connection, in a short read transaction of their own. */
+  <T> T query(Query<T> query) throws Exception {
+    return transactions.run(c -> query.run(ops, c));
   }
 
-  /** Work spanning several mappers in one short transaction (write commands and their audit). */
-  <T> T inSession(StoreTransactions.Work<org.apache.ibatis.session.SqlSession, T> work)
-      throws Exception {
-    return transactions.inSession(work);
+  /** Read-only work of the store's operator queries on one connection. */
+  @FunctionalInterface
+  interface Query<T> {
+    T run(OpsQueries ops, Connection connection);
+  }
+
+  /** Several operations in one short transaction (write commands and their audit). */
+  <T> T inTransaction(StoreTransactions.Work<T> work) throws Exception {
+    return transactions.run(work);
+  }
+
+  Journal journal() {
+    return new Journal(dataSource, store);
+  }
+
+  ReplayRequests replayRequests() {
+    return new ReplayRequests(dataSource, store);
   }
 
   @Override

@@ -1,12 +1,11 @@
 package io.txmsg.cli;
 
 import io.txmsg.api.LogSafe;
-import io.txmsg.store.DeadLetterKind;
-import io.txmsg.store.DeadLetterRow;
-import io.txmsg.store.DeadLetterStatus;
-import io.txmsg.store.ParkReason;
+import io.txmsg.store.consume.DeadLetterKind;
+import io.txmsg.store.consume.DeadLetterRow;
+import io.txmsg.store.consume.DeadLetterStatus;
+import io.txmsg.store.consume.ParkReason;
 import io.txmsg.store.ops.DeadLetterQuery;
-import io.txmsg.store.ops.OpsQueryMapper;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
@@ -118,7 +117,7 @@ final class DlqCommand extends CommandGroup {
                   : filter.until.ago().toMillis(),
               filter.until == null ? null : filter.until.at(),
               limit);
-      List<DeadLetterRow> rows = db.run(OpsQueryMapper.class, m -> m.listDeadLetters(q));
+      List<DeadLetterRow> rows = db.query((ops, c) -> ops.listDeadLetters(c, q));
       List<Map<String, Object>> maps = rows.stream().map(Output::map).toList();
       if (out.json()) {
         Map<String, Object> doc = new LinkedHashMap<>();
@@ -163,8 +162,7 @@ final class DlqCommand extends CommandGroup {
 
     @Override
     int run(Database db, Output out) throws Exception {
-      List<DeadLetterRow> rows =
-          db.run(OpsQueryMapper.class, m -> m.findDeadLetters(group, eventId));
+      List<DeadLetterRow> rows = db.query((ops, c) -> ops.findDeadLetters(c, group, eventId));
       if (rows.isEmpty()) {
         err()
             .println(

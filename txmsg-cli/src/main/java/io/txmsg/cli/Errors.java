@@ -1,6 +1,6 @@
 package io.txmsg.cli;
 
-import io.txmsg.store.SqlStates;
+import io.txmsg.store.tx.SqlStates;
 import java.sql.SQLException;
 import java.util.regex.Pattern;
 

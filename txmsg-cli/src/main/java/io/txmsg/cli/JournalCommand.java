@@ -1,15 +1,15 @@
 package io.txmsg.cli;
 
 import io.txmsg.api.LogSafe;
-import io.txmsg.store.JournalMapper;
-import io.txmsg.store.JournalRow;
-import io.txmsg.store.JournalStatus;
-import io.txmsg.store.PublishMode;
-import io.txmsg.store.ReplayStatus;
+import io.txmsg.store.consume.ReplayRequestRow;
+import io.txmsg.store.consume.ReplayStatus;
+import io.txmsg.store.journal.JournalRow;
+import io.txmsg.store.journal.JournalStatus;
+import io.txmsg.store.journal.PublishMode;
 import io.txmsg.store.ops.JournalCount;
 import io.txmsg.store.ops.JournalOldest;
 import io.txmsg.store.ops.JournalQuery;
-import io.txmsg.store.ops.OpsQueryMapper;
+import io.txmsg.store.ops.OpsQueries;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -86,7 +86,7 @@ final class JournalCommand extends CommandGroup {
 
     @Override
     int run(Database db, Output out) throws Exception {
-      if (after != null && db.run(OpsQueryMapper.class, m -> m.journalExists(after)) == 0) {
+      if (after != null && db.query((ops, c) -> ops.journalExists(c, after)) == 0) {
         throw usage("--after: no journal row with event id " + LogSafe.quote(after));
       }
       JournalQuery q =
@@ -98,7 +98,7 @@ final class JournalCommand extends CommandGroup {
               olderThan == null ? null : olderThan.toMillis(),
               after,
               limit);
-      List<JournalRow> rows = db.run(OpsQueryMapper.class, m -> m.listJournal(q));
+      List<JournalRow> rows = db.query((ops, c) -> ops.listJournal(c, q));
       String next = rows.size() == limit ? rows.get(rows.size() - 1).getEventId() : null;
       List<Map<String, Object>> maps = rows.stream().map(Output::map).toList();
       if (out.json()) {
@@ -140,7 +140,7 @@ final class JournalCommand extends CommandGroup {
 
     @Override
     int run(Database db, Output out) throws Exception {
-      JournalRow row = db.run(JournalMapper.class, m -> m.findById(eventId));
+      JournalRow row = db.journal().find(eventId);
       if (row == null) {
         err().println("txmsg: no journal row with event id " + LogSafe.quote(eventId));
         return TxmsgCli.FINDINGS;
@@ -193,8 +193,8 @@ final class JournalCommand extends CommandGroup {
 
     @Override
     int run(Database db, Output out) throws Exception {
-      List<JournalCount> counts = db.run(OpsQueryMapper.class, OpsQueryMapper::journalCounts);
-      List<JournalOldest> oldest = db.run(OpsQueryMapper.class, OpsQueryMapper::journalOldest);
+      List<JournalCount> counts = db.query(OpsQueries::journalCounts);
+      List<JournalOldest> oldest = db.query(OpsQueries::journalOldest);
       Map<String, Long> byStatus = new TreeMap<>();
       for (JournalCount c : counts) {
         byStatus.merge(c.getStatus(), c.getCount(), Long::sum);
@@ -300,14 +300,16 @@ final class JournalCommand extends CommandGroup {
     int run(Database db, Output out) throws Exception {
       String requestId = java.util.UUID.randomUUID().toString();
       int requeued =
-          db.inSession(
-              session -> {
+          db.inTransaction(
+              c -> {
                 int n =
-                    session
-                        .getMapper(JournalMapper.class)
+                    db.journal()
                         .requeueDead(
-                            ids, retention.toMillis(), "re-queued by " + operator + ": " + reason);
-                io.txmsg.store.ReplayRequestRow audit = new io.txmsg.store.ReplayRequestRow();
+                            c,
+                            ids,
+                            retention.toMillis(),
+                            "re-queued by " + operator + ": " + reason);
+                ReplayRequestRow audit = new ReplayRequestRow();
                 audit.setRequestId(requestId);
                 audit.setOperator(operator);
                 audit.setReason(reason);
@@ -323,7 +325,7 @@ final class JournalCommand extends CommandGroup {
                   audit.setStoppedReason(
                       (ids.size() - n) + " rows not DEAD or older than the consume-log retention");
                 }
-                session.getMapper(io.txmsg.store.ReplayMapper.class).insertRequest(audit);
+                db.replayRequests().insert(c, audit);
                 return n;
               });
       Map<String, Object> doc = new LinkedHashMap<>();

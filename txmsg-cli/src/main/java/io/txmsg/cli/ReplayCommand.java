@@ -2,12 +2,12 @@ package io.txmsg.cli;
 
 import io.txmsg.api.LogSafe;
 import io.txmsg.cli.DlqCommand.TimeBound;
-import io.txmsg.store.DeadLetterRow;
-import io.txmsg.store.DeadLetterSelector;
-import io.txmsg.store.ParkReason;
-import io.txmsg.store.ReplayMapper;
-import io.txmsg.store.ReplayRequestRow;
-import io.txmsg.store.ReplayStatus;
+import io.txmsg.store.consume.DeadLetterRow;
+import io.txmsg.store.consume.DeadLetterSelector;
+import io.txmsg.store.consume.ParkReason;
+import io.txmsg.store.consume.ReplayRequestRow;
+import io.txmsg.store.consume.ReplayRequests;
+import io.txmsg.store.consume.ReplayStatus;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -131,7 +131,7 @@ final class ReplayCommand extends DbCommand {
   @Override
   int run(Database db, Output out) throws Exception {
     if (show != null) {
-      ReplayRequestRow row = db.run(ReplayMapper.class, m -> m.findRequest(show));
+      ReplayRequestRow row = db.replayRequests().find(show);
       if (row == null) {
         err().println("txmsg: no replay request " + LogSafe.quote(show));
         return TxmsgCli.FINDINGS;
@@ -150,17 +150,14 @@ final class ReplayCommand extends DbCommand {
     doc.put("request_id", requestId);
     doc.put("dry_run", dryRun);
     int selected =
-        db.inSession(
-            session -> {
-              ReplayMapper m = session.getMapper(ReplayMapper.class);
+        db.inTransaction(
+            c -> {
+              ReplayRequests m = db.replayRequests();
               if (takeOver != null && !dryRun) {
-                m.finishRequest(
-                    takeOver,
-                    ReplayStatus.STOPPED.name(),
-                    "taken over by " + operator + ": " + reason);
-                m.releaseRemaining(takeOver);
+                m.finish(
+                    c, takeOver, ReplayStatus.STOPPED, "taken over by " + operator + ": " + reason);
               }
-              List<DeadLetterRow> rows = m.selectParked(s, batch);
+              List<DeadLetterRow> rows = m.selectParked(c, s, batch);
               if (dryRun) {
                 List<Map<String, Object>> maps = rows.stream().map(Output::map).toList();
                 doc.put("rows", maps);
@@ -179,11 +176,11 @@ final class ReplayCommand extends DbCommand {
                 }
               } else {
                 s.setEventIds(rows.stream().map(DeadLetterRow::getEventId).toList());
-                if (!rows.isEmpty() && m.markRequested(s, requestId) != rows.size()) {
+                if (!rows.isEmpty() && m.markRequested(c, s, requestId) != rows.size()) {
                   throw new IllegalStateException("dead letters changed meanwhile; run it again");
                 }
               }
-              m.insertRequest(audit(requestId, s, rows.size()));
+              m.insert(c, audit(requestId, s, rows.size()));
               return rows.size();
             });
     doc.put("selected", selected);

@@ -2,12 +2,12 @@ package io.txmsg.cli;
 
 import io.txmsg.api.LogSafe;
 import io.txmsg.store.Dialect;
-import io.txmsg.store.SchemaInstaller;
-import io.txmsg.store.SchemaPlan;
-import io.txmsg.store.SchemaScripts;
-import io.txmsg.store.SchemaStatus;
-import io.txmsg.store.SchemaUpgrade;
-import io.txmsg.store.SchemaVersionException;
+import io.txmsg.store.schema.SchemaInstaller;
+import io.txmsg.store.schema.SchemaPlan;
+import io.txmsg.store.schema.SchemaScripts;
+import io.txmsg.store.schema.SchemaStatus;
+import io.txmsg.store.schema.SchemaUpgrade;
+import io.txmsg.store.schema.SchemaVersionException;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;

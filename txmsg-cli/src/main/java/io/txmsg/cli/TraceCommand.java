@@ -1,12 +1,10 @@
 package io.txmsg.cli;
 
 import io.txmsg.api.LogSafe;
-import io.txmsg.store.ConsumeLogRow;
-import io.txmsg.store.DeadLetterRow;
-import io.txmsg.store.JournalMapper;
-import io.txmsg.store.JournalRow;
-import io.txmsg.store.ReplayRequestRow;
-import io.txmsg.store.ops.OpsQueryMapper;
+import io.txmsg.store.consume.ConsumeLogRow;
+import io.txmsg.store.consume.DeadLetterRow;
+import io.txmsg.store.consume.ReplayRequestRow;
+import io.txmsg.store.journal.JournalRow;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -71,8 +69,8 @@ final class TraceCommand extends DbCommand {
       traces.add(byId);
     } else {
       Set<String> ids = new LinkedHashSet<>();
-      ids.addAll(db.run(OpsQueryMapper.class, m -> m.journalEventIdsByBusinessKey(key, limit)));
-      ids.addAll(db.run(OpsQueryMapper.class, m -> m.deadLetterEventIdsByBusinessKey(key, limit)));
+      ids.addAll(db.query((ops, c) -> ops.journalEventIdsByBusinessKey(c, key, limit)));
+      ids.addAll(db.query((ops, c) -> ops.deadLetterEventIdsByBusinessKey(c, key, limit)));
       for (String id : ids.stream().limit(limit).toList()) {
         traces.add(load(db, id));
       }
@@ -97,9 +95,9 @@ final class TraceCommand extends DbCommand {
   }
 
   private static Trace load(Database db, String eventId) throws Exception {
-    JournalRow journal = db.run(JournalMapper.class, m -> m.findById(eventId));
-    List<ConsumeLogRow> consumed = db.run(OpsQueryMapper.class, m -> m.consumeLogByEvent(eventId));
-    List<DeadLetterRow> dead = db.run(OpsQueryMapper.class, m -> m.deadLettersByEvent(eventId));
+    JournalRow journal = db.journal().find(eventId);
+    List<ConsumeLogRow> consumed = db.query((ops, c) -> ops.consumeLogByEvent(c, eventId));
+    List<DeadLetterRow> dead = db.query((ops, c) -> ops.deadLettersByEvent(c, eventId));
     List<String> requestIds =
         dead.stream()
             .map(DeadLetterRow::getReplayRequestId)
@@ -107,9 +105,7 @@ final class TraceCommand extends DbCommand {
             .distinct()
             .toList();
     List<ReplayRequestRow> replays =
-        requestIds.isEmpty()
-            ? List.of()
-            : db.run(OpsQueryMapper.class, m -> m.replayAudits(requestIds));
+        requestIds.isEmpty() ? List.of() : db.query((ops, c) -> ops.replayAudits(c, requestIds));
     return new Trace(eventId, journal, consumed, dead, replays);
   }
 

@@ -12,7 +12,10 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** {@code archive} (and through it {@link io.txmsg.store.Archiver}) on every enabled database. */
+/**
+ * {@code archive} (and through it {@link io.txmsg.store.archive.Archiver}) on every enabled
+ * database.
+ */
 class ArchiveCommandTest {
   private static final String DB = "io.txmsg.testkit.db.TestDatabases#enabled";
   private static final Duration OLD = Duration.ofDays(30);

@@ -1,7 +1,7 @@
 package io.txmsg.cli;
 
 import io.txmsg.store.Dialect;
-import io.txmsg.store.SchemaInstaller;
+import io.txmsg.store.schema.SchemaInstaller;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

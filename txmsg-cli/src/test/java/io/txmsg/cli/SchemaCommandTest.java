@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.txmsg.store.Dialect;
-import io.txmsg.store.SchemaScripts;
+import io.txmsg.store.schema.SchemaScripts;
 import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import java.nio.file.Path;

@@ -3,10 +3,8 @@ package io.txmsg.consumer;
 import io.txmsg.api.consumer.Command;
 import io.txmsg.api.consumer.CommandExecutor;
 import io.txmsg.api.consumer.PermanentConsumeException;
-import io.txmsg.store.CommandMapper;
-import io.txmsg.store.CommandRow;
-import io.txmsg.store.CommandStatus;
-import io.txmsg.store.StoreTransactions;
+import io.txmsg.store.consume.CommandRow;
+import io.txmsg.store.consume.Commands;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -25,7 +23,7 @@ import org.slf4j.LoggerFactory;
 final class CommandDispatcher implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(CommandDispatcher.class);
 
-  private final StoreTransactions storeTx;
+  private final Commands commands;
   private final Map<String, CommandExecutor> executors;
   private final TxConsumerSettings settings;
   private final String ownerToken = UUID.randomUUID().toString();
@@ -34,8 +32,8 @@ final class CommandDispatcher implements AutoCloseable {
   private volatile boolean running = true;
 
   CommandDispatcher(
-      StoreTransactions storeTx, Map<String, CommandExecutor> executors, TxConsumerSettings s) {
-    this.storeTx = storeTx;
+      Commands commands, Map<String, CommandExecutor> executors, TxConsumerSettings s) {
+    this.commands = commands;
     this.executors = executors;
     this.settings = s;
     this.thread = new Thread(this::loop, "txmsg-command-dispatcher");
@@ -71,14 +69,12 @@ final class CommandDispatcher implements AutoCloseable {
 
   /** One round: claims and executes up to a batch of due commands; returns how many it claimed. */
   int runOnce() throws Exception {
-    List<String> due =
-        storeTx.run(CommandMapper.class, m -> m.selectDue(settings.commandBatchSize()));
+    List<String> due = commands.due(settings.commandBatchSize());
     int claimed = 0;
     for (String id : due) {
-      long lease = settings.commandLease().toMillis();
-      if (storeTx.run(CommandMapper.class, m -> m.claim(id, ownerToken, lease)) == 1) {
+      if (commands.claim(id, ownerToken, settings.commandLease().toMillis())) {
         claimed++;
-        execute(storeTx.run(CommandMapper.class, m -> m.find(id)));
+        execute(commands.find(id));
       }
     }
     return claimed;
@@ -99,7 +95,7 @@ final class CommandDispatcher implements AutoCloseable {
     String id = row.getCommandId();
     if (executor == null) {
       String error = "no executor registered for command type " + row.getCommandType();
-      storeTx.run(CommandMapper.class, m -> m.park(id, ownerToken, error));
+      commands.park(id, ownerToken, error);
       log.error("command parked key={} {}", command.idempotencyKey(), error);
       return;
     }
@@ -109,7 +105,7 @@ final class CommandDispatcher implements AutoCloseable {
       String error = Parking.truncate(e.toString(), 1000);
       if (e instanceof PermanentConsumeException
           || row.getAttempts() >= settings.commandMaxAttempts()) {
-        storeTx.run(CommandMapper.class, m -> m.park(id, ownerToken, error));
+        commands.park(id, ownerToken, error);
         log.error(
             "command parked key={} type={} attempts={}: {}",
             command.idempotencyKey(),
@@ -118,9 +114,7 @@ final class CommandDispatcher implements AutoCloseable {
             error);
       } else {
         long delay = backoffMillis(row.getAttempts());
-        storeTx.run(
-            CommandMapper.class,
-            m -> m.retry(id, ownerToken, CommandStatus.PENDING.name(), delay, error));
+        commands.retry(id, ownerToken, delay, error);
         log.info(
             "command retry key={} attempt={} in {} ms: {}",
             command.idempotencyKey(),
@@ -130,7 +124,7 @@ final class CommandDispatcher implements AutoCloseable {
       }
       return;
     }
-    if (storeTx.run(CommandMapper.class, m -> m.done(id, ownerToken)) != 1) {
+    if (!commands.done(id, ownerToken)) {
       // The lease expired during the call and someone else owns it now: they will call again with
       // the same idempotency key, which the external system deduplicates.
       log.warn("command done but lease lost key={}", command.idempotencyKey());

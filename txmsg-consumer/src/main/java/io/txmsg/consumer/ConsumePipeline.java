@@ -6,29 +6,26 @@ import io.txmsg.api.consumer.ConsumeListener;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.api.consumer.GapPolicy;
 import io.txmsg.api.consumer.VersionPolicy;
-import io.txmsg.store.AggregateVersionMapper;
-import io.txmsg.store.CommandMapper;
-import io.txmsg.store.ConsumeLogMapper;
-import io.txmsg.store.ConsumeStatus;
-import io.txmsg.store.DeadLetterMapper;
-import io.txmsg.store.LocalTransactions;
-import io.txmsg.store.LocalTransactions.CommitFailedException;
-import io.txmsg.store.LocalTransactions.WorkFailedException;
-import io.txmsg.store.ParkReason;
-import io.txmsg.store.SqlStates;
-import io.txmsg.store.StatementFailures;
-import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
+import io.txmsg.store.consume.Commands;
+import io.txmsg.store.consume.ConsumeLog;
+import io.txmsg.store.consume.ConsumeStatus;
+import io.txmsg.store.consume.DeadLetters;
+import io.txmsg.store.consume.ParkReason;
+import io.txmsg.store.consume.VersionRows;
+import io.txmsg.store.tx.LocalTransactions;
+import io.txmsg.store.tx.LocalTransactions.CommitFailedException;
+import io.txmsg.store.tx.LocalTransactions.WorkFailedException;
+import io.txmsg.store.tx.StatementFailures;
 import io.txmsg.transport.IncomingEvent;
 import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
-import org.apache.ibatis.session.SqlSession;
+import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,8 +50,9 @@ final class ConsumePipeline {
     STALE
   }
 
-  private final TxmsgStore store;
-  private final StoreTransactions storeTx;
+  private final ConsumeLog consumeLog;
+  private final DeadLetters deadLetters;
+  private final Commands commands;
   private final LocalTransactions transactions;
   private final int claimIsolation;
   private final PayloadSerializer serializer;
@@ -68,8 +66,9 @@ final class ConsumePipeline {
   private final VersionGuard versionGuard;
 
   ConsumePipeline(
+      DataSource dataSource,
       TxmsgStore store,
-      StoreTransactions storeTx,
+      Commands commands,
       LocalTransactions transactions,
       int claimIsolation,
       PayloadSerializer serializer,
@@ -80,13 +79,14 @@ final class ConsumePipeline {
       ConsumerObservations observations) {
     this.metrics = metrics;
     this.observations = observations;
-    this.store = store;
-    this.storeTx = storeTx;
+    this.consumeLog = new ConsumeLog(dataSource, store);
+    this.deadLetters = new DeadLetters(dataSource, store);
+    this.commands = commands;
     this.transactions = transactions;
     this.claimIsolation = claimIsolation;
     this.serializer = serializer;
-    this.parking = new Parking(storeTx, listener);
-    this.versionGuard = new VersionGuard(storeTx, store.dialect().upsertsVersionRows());
+    this.parking = new Parking(consumeLog, deadLetters, listener);
+    this.versionGuard = new VersionGuard(new VersionRows(dataSource, store));
     this.maxEventAge = maxEventAge;
     this.commandsRecorded = commandsRecorded;
   }
@@ -208,95 +208,78 @@ final class ConsumePipeline {
       boolean forceMonotonic)
       throws Exception {
     HandlerDefinition<?> def = route.definition();
-    try (SqlSession s = store.session(c)) {
-      ConsumeLogMapper consumeLog = s.getMapper(ConsumeLogMapper.class);
-      String claimed = claim(consumeLog, group, e, replayId != null);
-      if (def.versionGuard()
-          && !versionGuard.apply(
-              s.getMapper(AggregateVersionMapper.class),
-              group,
-              e.aggregateType(),
-              e.aggregateId(),
-              e.aggregateVersion(),
-              e.eventId(),
-              def.versionPolicy() == VersionPolicy.CONTIGUOUS && !forceMonotonic)) {
-        finish(consumeLog, group, e, claimed, ConsumeStatus.SKIPPED_STALE.name(), null);
-        markReplayed(s, group, e, replayId);
-        return Step.STALE;
-      }
-      HandlerContext ctx =
-          new HandlerContext(group, e, replayId != null, c, s.getMapper(CommandMapper.class));
-      StatementFailures failures = StatementFailures.of(c);
-      failures.watch();
-      invoke(route, payload, ctx);
-      SQLException swallowed = failures.stop();
-      if (swallowed != null) {
-        // The handler caught a failed statement: the same outcome on every database (rolled back,
-        // then retried or parked), not commit-on-H2 / abort-on-PostgreSQL.
-        throw swallowed;
-      }
-      // The claim row already says SUCCESS. The closing UPDATE is needed to record a replay or a
-      // result reference, and otherwise only as the self-check (it fails in a transaction that a
-      // swallowed failure aborted): skipped when the detector saw every statement and none failed
-      // (DESIGN: docs/architecture.md, "The consume log").
-      if (replayId != null || ctx.resultRef() != null || !failures.provedClean()) {
-        finish(consumeLog, group, e, claimed, ConsumeStatus.SUCCESS.name(), ctx.resultRef());
-      }
-      markReplayed(s, group, e, replayId);
-      if (ctx.recordedCommands()) {
-        commandsRecorded.run(); // the dispatcher polls; this only shortens the wait
-      }
-      return Step.APPLIED;
+    ConsumeStatus claimed = claim(c, group, e, replayId != null);
+    if (def.versionGuard()
+        && !versionGuard.apply(
+            c,
+            group,
+            e.aggregateType(),
+            e.aggregateId(),
+            e.aggregateVersion(),
+            e.eventId(),
+            def.versionPolicy() == VersionPolicy.CONTIGUOUS && !forceMonotonic)) {
+      finish(c, group, e, claimed, ConsumeStatus.SKIPPED_STALE, null);
+      markReplayed(c, group, e, replayId);
+      return Step.STALE;
     }
+    HandlerContext ctx = new HandlerContext(group, e, replayId != null, c, commands);
+    StatementFailures failures = StatementFailures.of(c);
+    failures.watch();
+    invoke(route, payload, ctx);
+    Exception swallowed = failures.stop();
+    if (swallowed != null) {
+      // The handler caught a failed statement: the same outcome on every database (rolled back,
+      // then retried or parked), not commit-on-H2 / abort-on-PostgreSQL.
+      throw swallowed;
+    }
+    // The claim row already says SUCCESS. The closing UPDATE is needed to record a replay or a
+    // result reference, and otherwise only as the self-check (it fails in a transaction that a
+    // swallowed failure aborted): skipped when the detector saw every statement and none failed
+    // (DESIGN: docs/architecture.md, "The consume log").
+    if (replayId != null || ctx.resultRef() != null || !failures.provedClean()) {
+      finish(c, group, e, claimed, ConsumeStatus.SUCCESS, ctx.resultRef());
+    }
+    markReplayed(c, group, e, replayId);
+    if (ctx.recordedCommands()) {
+      commandsRecorded.run(); // the dispatcher polls; this only shortens the wait
+    }
+    return Step.APPLIED;
   }
 
   /**
    * The INSERT is the claim, written as SUCCESS (the status it commits with unless the version
    * guard finds it stale); a replay flips PARKED → PROCESSING instead. Returns the claim's status.
    */
-  private static String claim(
-      ConsumeLogMapper consumeLog, String group, IncomingEvent e, boolean replay) {
+  private ConsumeStatus claim(Connection c, String group, IncomingEvent e, boolean replay) {
     if (replay) {
-      if (consumeLog.claimParked(group, e.eventId()) != 1) {
+      if (!consumeLog.claimParked(c, group, e.eventId())) {
         throw new Parking.ClaimTakenException(); // applied meanwhile, or replayed by another
       }
-      return ConsumeStatus.PROCESSING.name();
+      return ConsumeStatus.PROCESSING;
     }
-    try {
-      consumeLog.insertClaim(
-          group,
-          e.eventId(),
-          e.eventType(),
-          e.payloadHash(),
-          ConsumeStatus.SUCCESS.name(),
-          e.deliveryAttempt());
-    } catch (RuntimeException ex) {
-      if (SqlStates.isDuplicateKey(ex)) {
-        throw new Parking.ClaimTakenException();
-      }
-      throw ex;
+    if (!consumeLog.claim(
+        c, group, e.eventId(), e.eventType(), e.payloadHash(), e.deliveryAttempt())) {
+      throw new Parking.ClaimTakenException();
     }
-    return ConsumeStatus.SUCCESS.name();
+    return ConsumeStatus.SUCCESS;
   }
 
-  private static void finish(
-      ConsumeLogMapper consumeLog,
+  private void finish(
+      Connection c,
       String group,
       IncomingEvent e,
-      String claimed,
-      String status,
+      ConsumeStatus claimed,
+      ConsumeStatus status,
       String ref) {
-    if (consumeLog.finish(group, e.eventId(), claimed, status, ref, e.deliveryAttempt()) != 1) {
+    if (!consumeLog.finish(c, group, e.eventId(), claimed, status, ref, e.deliveryAttempt())) {
       throw new IllegalStateException(
           "consume-log row of " + group + "/" + e.eventId() + " is no longer " + claimed);
     }
   }
 
-  private static void markReplayed(SqlSession s, String group, IncomingEvent e, String replayId) {
+  private void markReplayed(Connection c, String group, IncomingEvent e, String replayId) {
     if (replayId != null
-        && s.getMapper(DeadLetterMapper.class)
-                .markReplayed(group, e.eventId(), e.payloadHash(), replayId)
-            != 1) {
+        && !deadLetters.markReplayed(c, group, e.eventId(), e.payloadHash(), replayId)) {
       throw new IllegalStateException("dead letter of " + group + "/" + e.eventId() + " moved");
     }
   }

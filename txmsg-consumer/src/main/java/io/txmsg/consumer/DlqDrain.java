@@ -3,7 +3,7 @@ package io.txmsg.consumer;
 import io.txmsg.api.LogSafe;
 import io.txmsg.api.consumer.ConsumeListener;
 import io.txmsg.api.consumer.ConsumeOutcome;
-import io.txmsg.store.ParkReason;
+import io.txmsg.store.consume.ParkReason;
 import io.txmsg.transport.DeliveryHandler;
 import io.txmsg.transport.EnvelopeCodec;
 import io.txmsg.transport.InboundMessage;

@@ -2,8 +2,7 @@ package io.txmsg.consumer;
 
 import io.txmsg.api.InvalidTxMessageException;
 import io.txmsg.api.consumer.PermanentConsumeException;
-import io.txmsg.store.SqlStates;
-import java.sql.SQLException;
+import io.txmsg.store.tx.SqlStates;
 import java.util.List;
 
 /**
@@ -32,12 +31,6 @@ final class FailureClassifier {
         break;
       }
     }
-    SQLException sql = SqlStates.find(t);
-    if (sql != null && !SqlStates.isLockTimeout(sql)) {
-      String state = sql.getSQLState();
-      return state != null
-          && (state.startsWith("22") || state.startsWith("23") || state.startsWith("42"));
-    }
-    return false;
+    return SqlStates.isPermanent(t);
   }
 }

@@ -4,7 +4,7 @@ import io.txmsg.api.LogSafe;
 import io.txmsg.api.consumer.ConsumeListener;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.api.consumer.ConsumerInterceptor;
-import io.txmsg.store.ParkReason;
+import io.txmsg.store.consume.ParkReason;
 import io.txmsg.transport.DeliveryHandler;
 import io.txmsg.transport.EnvelopeCodec;
 import io.txmsg.transport.InboundMessage;

@@ -1,9 +1,9 @@
 package io.txmsg.consumer;
 
 import io.txmsg.api.consumer.ConsumeContext;
-import io.txmsg.store.CommandMapper;
-import io.txmsg.store.CommandRow;
-import io.txmsg.store.StatementFailures;
+import io.txmsg.store.consume.CommandRow;
+import io.txmsg.store.consume.Commands;
+import io.txmsg.store.tx.StatementFailures;
 import io.txmsg.transport.IncomingEvent;
 import java.sql.Connection;
 import java.time.Instant;
@@ -16,16 +16,12 @@ final class HandlerContext implements ConsumeContext {
   private final IncomingEvent event;
   private final boolean replay;
   private final Connection connection;
-  private final CommandMapper commands;
+  private final Commands commands;
   private int commandSeq;
   private String resultRef;
 
   HandlerContext(
-      String group,
-      IncomingEvent event,
-      boolean replay,
-      Connection connection,
-      CommandMapper commands) {
+      String group, IncomingEvent event, boolean replay, Connection connection, Commands commands) {
     this.group = group;
     this.event = event;
     this.replay = replay;
@@ -110,7 +106,7 @@ final class HandlerContext implements ConsumeContext {
     row.setSeq(++commandSeq);
     row.setCommandType(commandType);
     row.setPayload(payload);
-    commands.insert(row); // in the handler's transaction: no command without the applied event
+    commands.record(connection, row); // in the handler's transaction: no command without its event
     return idempotencyKey() + ":" + commandSeq;
   }
 

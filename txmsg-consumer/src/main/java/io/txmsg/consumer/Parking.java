@@ -4,16 +4,14 @@ import io.txmsg.api.LogSafe;
 import io.txmsg.api.consumer.ConsumeListener;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.api.consumer.ParkedEvent;
-import io.txmsg.store.ConsumeLogMapper;
-import io.txmsg.store.ConsumeLogRow;
-import io.txmsg.store.ConsumeStatus;
-import io.txmsg.store.DeadLetterKind;
-import io.txmsg.store.DeadLetterMapper;
-import io.txmsg.store.DeadLetterRow;
 import io.txmsg.store.HeadersCodec;
-import io.txmsg.store.ParkReason;
-import io.txmsg.store.SqlStates;
-import io.txmsg.store.StoreTransactions;
+import io.txmsg.store.consume.ConsumeLog;
+import io.txmsg.store.consume.ConsumeLogRow;
+import io.txmsg.store.consume.ConsumeStatus;
+import io.txmsg.store.consume.DeadLetterKind;
+import io.txmsg.store.consume.DeadLetterRow;
+import io.txmsg.store.consume.DeadLetters;
+import io.txmsg.store.consume.ParkReason;
 import io.txmsg.transport.IncomingEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,11 +28,13 @@ final class Parking {
   private static final Logger log = LoggerFactory.getLogger(Parking.class);
   private static final int MAX_ERROR = 1000;
 
-  private final StoreTransactions storeTx;
+  private final ConsumeLog consumeLog;
+  private final DeadLetters deadLetters;
   private final ConsumeListener listener;
 
-  Parking(StoreTransactions storeTx, ConsumeListener listener) {
-    this.storeTx = storeTx;
+  Parking(ConsumeLog consumeLog, DeadLetters deadLetters, ConsumeListener listener) {
+    this.consumeLog = consumeLog;
+    this.deadLetters = deadLetters;
     this.listener = listener;
   }
 
@@ -45,22 +45,10 @@ final class Parking {
    */
   ConsumeOutcome park(String group, IncomingEvent e, String reason, Throwable error, String why) {
     try {
-      storeTx.inSession(
-          s -> {
-            try {
-              s.getMapper(ConsumeLogMapper.class)
-                  .insertParked(
-                      group, e.eventId(), e.eventType(), e.payloadHash(), e.deliveryAttempt());
-            } catch (RuntimeException ex) {
-              if (SqlStates.isDuplicateKey(ex)) {
-                throw new ClaimTakenException();
-              }
-              throw ex;
-            }
-            s.getMapper(DeadLetterMapper.class)
-                .insert(deadLetter(group, e, DeadLetterKind.MESSAGE.name(), reason, error, why));
-            return null;
-          });
+      if (!deadLetters.park(
+          deadLetter(group, e, DeadLetterKind.MESSAGE.name(), reason, error, why))) {
+        return resolveExisting(group, e); // the consume log already has the event
+      }
       log.warn(
           "parked group={} eventId={} eventType={} reason={} attempt={} error={}",
           LogSafe.escape(group),
@@ -82,8 +70,6 @@ final class Parking {
                   MAX_ERROR),
               e.deliveryAttempt()));
       return ConsumeOutcome.PARKED;
-    } catch (ClaimTakenException taken) {
-      return resolveExisting(group, e);
     } catch (Exception ex) {
       log.warn(
           "parking failed group={} eventId={} reason={}: {} (redelivered later)",
@@ -108,7 +94,7 @@ final class Parking {
   ConsumeOutcome resolveExisting(String group, IncomingEvent e) {
     ConsumeLogRow row;
     try {
-      row = storeTx.run(ConsumeLogMapper.class, m -> m.find(group, e.eventId()));
+      row = consumeLog.find(group, e.eventId());
     } catch (Exception ex) {
       log.warn(
           "dedup read failed group={} eventId={}: {}",
@@ -141,32 +127,23 @@ final class Parking {
             + "); this delivery has "
             + e.payloadHash();
     try {
-      storeTx.run(
-          DeadLetterMapper.class,
-          m ->
-              m.insert(
-                  deadLetter(
-                      group,
-                      e,
-                      DeadLetterKind.CONFLICT.name(),
-                      ParkReason.CONFLICT.name(),
-                      null,
-                      why)));
-      log.error(
-          "conflict group={} eventId={} {}",
-          LogSafe.escape(group),
-          LogSafe.escape(e.eventId()),
-          why);
-    } catch (Exception ex) {
-      if (!SqlStates.isDuplicateKey(ex)) {
-        log.warn(
-            "conflict not recorded group={} eventId={}: {}",
+      if (deadLetters.recordConflict(
+          deadLetter(
+              group, e, DeadLetterKind.CONFLICT.name(), ParkReason.CONFLICT.name(), null, why))) {
+        log.error(
+            "conflict group={} eventId={} {}",
             LogSafe.escape(group),
             LogSafe.escape(e.eventId()),
-            ex.toString());
-        return ConsumeOutcome.RETRY;
+            why);
       }
-      // the same conflicting payload was recorded before: nothing new
+      // else the same conflicting payload was recorded before: nothing new
+    } catch (Exception ex) {
+      log.warn(
+          "conflict not recorded group={} eventId={}: {}",
+          LogSafe.escape(group),
+          LogSafe.escape(e.eventId()),
+          ex.toString());
+      return ConsumeOutcome.RETRY;
     }
     return ConsumeOutcome.CONFLICT;
   }

@@ -1,11 +1,10 @@
 package io.txmsg.consumer;
 
 import io.txmsg.api.LogSafe;
-import io.txmsg.store.DeadLetterRow;
-import io.txmsg.store.ReplayMapper;
-import io.txmsg.store.ReplayRequestRow;
-import io.txmsg.store.ReplayStatus;
-import io.txmsg.store.StoreTransactions;
+import io.txmsg.store.consume.DeadLetterRow;
+import io.txmsg.store.consume.ReplayRequestRow;
+import io.txmsg.store.consume.ReplayRequests;
+import io.txmsg.store.consume.ReplayStatus;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -30,15 +29,15 @@ final class ReplayWorker {
     ReplayResult replay(String group, String eventId, String requestId);
   }
 
-  private final StoreTransactions storeTx;
+  private final ReplayRequests requests;
   private final List<String> groups;
   private final Replayer replayer;
   private final ConsumerMetrics metrics;
 
   ReplayWorker(
-      StoreTransactions storeTx, List<String> groups, Replayer replayer, ConsumerMetrics metrics) {
+      ReplayRequests requests, List<String> groups, Replayer replayer, ConsumerMetrics metrics) {
     this.metrics = metrics;
-    this.storeTx = storeTx;
+    this.requests = requests;
     this.groups = List.copyOf(groups);
     this.replayer = replayer;
   }
@@ -49,9 +48,9 @@ final class ReplayWorker {
       return 0;
     }
     int ran = 0;
-    for (String id : storeTx.run(ReplayMapper.class, m -> m.selectWaiting(groups))) {
-      if (storeTx.run(ReplayMapper.class, m -> m.claimRequest(id)) == 1) {
-        run(storeTx.run(ReplayMapper.class, m -> m.findRequest(id)));
+    for (String id : requests.waiting(groups)) {
+      if (requests.claim(id)) {
+        run(requests.find(id));
         ran++;
       }
     }
@@ -77,7 +76,7 @@ final class ReplayWorker {
         r.getOperator());
     outer:
     while (true) {
-      List<DeadLetterRow> rows = storeTx.run(ReplayMapper.class, m -> m.selectRequested(id, BATCH));
+      List<DeadLetterRow> rows = requests.requestedRows(id, BATCH);
       rows.removeIf(d -> !seen.add(d.getEventId()));
       if (rows.isEmpty()) {
         break;
@@ -101,9 +100,7 @@ final class ReplayWorker {
               result.message());
         }
         int done = ok + failed;
-        int okNow = ok;
-        int failedNow = failed;
-        storeTx.run(ReplayMapper.class, m -> m.progress(id, okNow, failedNow));
+        requests.progress(id, ok, failed);
         if (r.getCanary() > 0 && done == r.getCanary() && failed > 0) {
           stop = "canary failed: " + failed + " of the first " + done;
           break outer;
@@ -114,13 +111,8 @@ final class ReplayWorker {
         }
       }
     }
-    String status = (stop == null ? ReplayStatus.DONE : ReplayStatus.STOPPED).name();
-    String reason = stop;
-    storeTx.inSession(
-        s -> {
-          s.getMapper(ReplayMapper.class).releaseRemaining(id);
-          return s.getMapper(ReplayMapper.class).finishRequest(id, status, reason);
-        });
+    ReplayStatus status = stop == null ? ReplayStatus.DONE : ReplayStatus.STOPPED;
+    requests.finish(id, status, stop);
     double seconds = (System.nanoTime() - start) / 1e9;
     log.info(
         "replay finished requestId={} status={} succeeded={} failed={} seconds={} stoppedReason={}",

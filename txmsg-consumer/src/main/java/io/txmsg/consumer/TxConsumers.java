@@ -12,17 +12,20 @@ import io.txmsg.api.consumer.ConsumerInterceptor;
 import io.txmsg.api.consumer.ParkedEvent;
 import io.txmsg.consumer.micrometer.MicrometerConsumerMetrics;
 import io.txmsg.consumer.micrometer.MicrometerConsumerObservations;
-import io.txmsg.store.ConsumeLogMapper;
-import io.txmsg.store.ConsumeLogRow;
-import io.txmsg.store.DeadLetterMapper;
-import io.txmsg.store.DeadLetterRow;
 import io.txmsg.store.HeadersCodec;
-import io.txmsg.store.JdbcLocalTransactions;
 import io.txmsg.store.JsonPayloadSerializer;
-import io.txmsg.store.LocalTransactions;
-import io.txmsg.store.ParkReason;
-import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
+import io.txmsg.store.consume.Commands;
+import io.txmsg.store.consume.ConsumeLog;
+import io.txmsg.store.consume.ConsumeLogRow;
+import io.txmsg.store.consume.DeadLetterRow;
+import io.txmsg.store.consume.DeadLetters;
+import io.txmsg.store.consume.ParkReason;
+import io.txmsg.store.consume.ReplayRequests;
+import io.txmsg.store.schema.SchemaMigrator;
+import io.txmsg.store.tx.JdbcLocalTransactions;
+import io.txmsg.store.tx.LocalTransactions;
+import io.txmsg.store.tx.ReadCommitted;
 import io.txmsg.transport.EnvelopeCodec;
 import io.txmsg.transport.IncomingEvent;
 import io.txmsg.transport.MalformedEventException;
@@ -65,7 +68,8 @@ public final class TxConsumers implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(TxConsumers.class);
 
   private final TxmsgStore store;
-  private final StoreTransactions storeTx;
+  private final ConsumeLog consumeLog;
+  private final DeadLetters deadLetters;
   private final ConsumePipeline pipeline;
   private final Map<String, Map<String, ConsumePipeline.Route>> routes;
   private final List<AutoCloseable> closeables = new ArrayList<>();
@@ -77,21 +81,24 @@ public final class TxConsumers implements AutoCloseable {
   private final boolean ownsTransport;
 
   private TxConsumers(Builder b, TxConsumerSettings s) {
-    this.store = TxmsgStore.open(b.dataSource, s.tablePrefix(), s.autoCreateSchema());
-    this.storeTx = new StoreTransactions(b.dataSource, store);
+    this.store = SchemaMigrator.open(b.dataSource, s.tablePrefix(), s.autoCreateSchema());
+    this.consumeLog = new ConsumeLog(b.dataSource, store);
+    this.deadLetters = new DeadLetters(b.dataSource, store);
     this.listener = fanOut(b.listeners);
     this.routes = routes(b.handlers);
     Map<String, ConsumerGroupConfig> groups = groups(s, b.handlers);
-    this.dispatcher = new CommandDispatcher(storeTx, Map.copyOf(b.executors), s);
+    Commands commands = new Commands(b.dataSource, store);
+    this.dispatcher = new CommandDispatcher(commands, Map.copyOf(b.executors), s);
     LocalTransactions tx =
         b.transactions != null ? b.transactions : new JdbcLocalTransactions(b.dataSource);
     ConsumerMetrics metrics = b.metrics;
     this.pipeline =
         new ConsumePipeline(
+            b.dataSource,
             store,
-            storeTx,
+            commands,
             tx,
-            ClaimIsolation.of(b.dataSource),
+            ReadCommitted.isolationFor(b.dataSource),
             b.serializer,
             s.maxEventAge(),
             dispatcher::signal,
@@ -125,7 +132,11 @@ public final class TxConsumers implements AutoCloseable {
       }
       if (s.replayWorkerEnabled()) {
         ReplayWorker worker =
-            new ReplayWorker(storeTx, List.copyOf(groups.keySet()), this::replay, metrics);
+            new ReplayWorker(
+                new ReplayRequests(b.dataSource, store),
+                List.copyOf(groups.keySet()),
+                this::replay,
+                metrics);
         long every = s.replayPollInterval().toMillis();
         scheduler.scheduleWithFixedDelay(
             () -> runQuietly(worker), every, every, java.util.concurrent.TimeUnit.MILLISECONDS);
@@ -166,7 +177,7 @@ public final class TxConsumers implements AutoCloseable {
     Objects.requireNonNull(replayRequestId, "replayRequestId");
     DeadLetterRow row;
     try {
-      row = storeTx.run(DeadLetterMapper.class, m -> m.findReplayable(group, eventId));
+      row = deadLetters.findReplayable(group, eventId);
     } catch (Exception e) {
       return new ReplayResult(ReplayResult.Status.FAILED, "database: " + e);
     }
@@ -223,10 +234,7 @@ public final class TxConsumers implements AutoCloseable {
    */
   private ReplayResult discardIfArchived(DeadLetterRow row, String replayRequestId) {
     try {
-      ConsumeLogRow archived =
-          storeTx.run(
-              ConsumeLogMapper.class,
-              m -> m.findArchived(row.getConsumerGroup(), row.getEventId()));
+      ConsumeLogRow archived = consumeLog.findArchived(row.getConsumerGroup(), row.getEventId());
       if (archived == null) {
         return null;
       }
@@ -234,15 +242,8 @@ public final class TxConsumers implements AutoCloseable {
           "duplicate: consume_log_archive has it as "
               + archived.getStatus()
               + (archived.getRequestHash().equals(row.getRequestHash()) ? "" : " (other hash)");
-      storeTx.run(
-          DeadLetterMapper.class,
-          m ->
-              m.discard(
-                  row.getConsumerGroup(),
-                  row.getEventId(),
-                  row.getRequestHash(),
-                  replayRequestId,
-                  note));
+      deadLetters.discard(
+          row.getConsumerGroup(), row.getEventId(), row.getRequestHash(), replayRequestId, note);
       return new ReplayResult(ReplayResult.Status.DUPLICATE, note);
     } catch (Exception e) {
       return new ReplayResult(ReplayResult.Status.FAILED, "archive check failed: " + e);
@@ -251,15 +252,12 @@ public final class TxConsumers implements AutoCloseable {
 
   private ReplayResult failedReplay(DeadLetterRow row, Throwable error, String message) {
     try {
-      storeTx.run(
-          DeadLetterMapper.class,
-          m ->
-              m.recordReplayFailure(
-                  row.getConsumerGroup(),
-                  row.getEventId(),
-                  row.getRequestHash(),
-                  error.getClass().getName(),
-                  Parking.truncate(message, 1000)));
+      deadLetters.recordReplayFailure(
+          row.getConsumerGroup(),
+          row.getEventId(),
+          row.getRequestHash(),
+          error.getClass().getName(),
+          Parking.truncate(message, 1000));
       // Back to PARKED under its original reason, with the replay's error.
       listener.onParked(
           new ParkedEvent(

@@ -1,8 +1,7 @@
 package io.txmsg.consumer;
 
-import io.txmsg.store.AggregateVersionMapper;
-import io.txmsg.store.SqlStates;
-import io.txmsg.store.StoreTransactions;
+import io.txmsg.store.consume.VersionRows;
+import java.sql.Connection;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -13,24 +12,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * CONTIGUOUS only last + 1. Either way the first version a group meets for an aggregate (no row, or
  * a row without a version) is applied. See docs/architecture.md, "The consume log".
  *
- * <p>Two ways to reach that row, chosen by {@link io.txmsg.store.Dialect#upsertsVersionRows()}:
- *
- * <ul>
- *   <li><b>PostgreSQL</b>: one {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE <rule>} in the
- *       claim transaction. A conflict is not an error there (nothing aborts the transaction), and a
- *       concurrent inserter of the same key is waited for and then judged against its committed row
- *       (or inserts if that one rolled back).
- *   <li><b>H2, MariaDB</b>: the row is created first by an insert-if-absent in a short transaction
- *       of its own ({@link #prepare}; a failing INSERT inside the claim transaction could make H2
- *       lock waits spin), then one conditional UPDATE in the claim transaction. Rows known to exist
- *       are remembered, so a known aggregate costs no extra transaction.
- * </ul>
+ * <p>Where the dialect needs the row created before the claim transaction ({@link VersionRows}: H2,
+ * MariaDB), {@link #prepare} creates it in a short transaction of its own; rows known to exist are
+ * remembered, so a known aggregate costs no extra transaction.
  */
 final class VersionGuard {
   private static final int KNOWN_ROWS_MAX = 100_000;
 
-  private final StoreTransactions storeTx;
-  private final boolean upsert;
+  private final VersionRows versions;
 
   /**
    * Version rows known to exist (nothing but an operator deletes them). Bounded by clearing:
@@ -38,9 +27,8 @@ final class VersionGuard {
    */
   private final Set<String> knownRows = ConcurrentHashMap.newKeySet();
 
-  VersionGuard(StoreTransactions storeTx, boolean upsert) {
-    this.storeTx = storeTx;
-    this.upsert = upsert;
+  VersionGuard(VersionRows versions) {
+    this.versions = versions;
   }
 
   /**
@@ -48,21 +36,14 @@ final class VersionGuard {
    * transaction), unless this process has seen it or the dialect upserts it in the claim.
    */
   void prepare(String group, String aggregateType, String aggregateId) throws Exception {
-    if (upsert) {
+    if (versions.createdInClaim()) {
       return;
     }
     String key = key(group, aggregateType, aggregateId);
     if (knownRows.contains(key)) {
       return;
     }
-    try {
-      storeTx.run(
-          AggregateVersionMapper.class, m -> m.insertIfAbsent(group, aggregateType, aggregateId));
-    } catch (Exception ex) {
-      if (!SqlStates.isDuplicateKey(ex)) { // H2: a concurrent creator won, which is what we want
-        throw ex;
-      }
-    }
+    versions.createIfAbsent(group, aggregateType, aggregateId);
     if (knownRows.size() >= KNOWN_ROWS_MAX) {
       knownRows.clear();
     }
@@ -78,29 +59,17 @@ final class VersionGuard {
    *     (deleted by hand); transient, the next delivery creates it again
    */
   boolean apply(
-      AggregateVersionMapper versions,
+      Connection c,
       String group,
       String aggregateType,
       String aggregateId,
       long version,
       String eventId,
       boolean contiguous) {
-    int n;
-    if (upsert) {
-      n =
-          contiguous
-              ? versions.upsertContiguous(group, aggregateType, aggregateId, version, eventId)
-              : versions.upsertMonotonic(group, aggregateType, aggregateId, version, eventId);
-    } else {
-      n =
-          contiguous
-              ? versions.applyContiguous(group, aggregateType, aggregateId, version, eventId)
-              : versions.applyMonotonic(group, aggregateType, aggregateId, version, eventId);
-    }
-    if (n == 1) {
+    if (versions.apply(c, group, aggregateType, aggregateId, version, eventId, contiguous)) {
       return true;
     }
-    Long last = versions.lastApplied(group, aggregateType, aggregateId);
+    Long last = versions.lastApplied(c, group, aggregateType, aggregateId);
     if (last == null) {
       knownRows.remove(key(group, aggregateType, aggregateId));
       throw new ConsumePipeline.VersionRowMissingException(aggregateType + "/" + aggregateId);

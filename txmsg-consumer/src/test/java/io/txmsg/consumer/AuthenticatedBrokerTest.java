@@ -12,12 +12,11 @@ import io.txmsg.api.consumer.PermanentConsumeException;
 import io.txmsg.consumer.ConsumerHarness.Paid;
 import io.txmsg.producer.TxProducer;
 import io.txmsg.producer.TxProducerSettings;
-import io.txmsg.store.DeadLetterMapper;
-import io.txmsg.store.DeadLetterRow;
-import io.txmsg.store.JournalMapper;
-import io.txmsg.store.JournalRow;
-import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
+import io.txmsg.store.consume.DeadLetterRow;
+import io.txmsg.store.consume.DeadLetters;
+import io.txmsg.store.journal.Journal;
+import io.txmsg.store.journal.JournalRow;
 import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
@@ -234,27 +233,28 @@ class AuthenticatedBrokerTest {
                   .handler(
                       HandlerDefinition.of(group, topic, "PaymentSucceeded", Paid.class, handler))
                   .build()) {
-        StoreTransactions storeTx =
-            new StoreTransactions(db.dataSource(), TxmsgStore.detect(db.dataSource(), "txmsg_"));
+        TxmsgStore store = TxmsgStore.detect(db.dataSource(), "txmsg_");
+        Journal journal = new Journal(db.dataSource(), store);
+        DeadLetters deadLetters = new DeadLetters(db.dataSource(), store);
 
         // send + commit + consume, then the delivery confirmation marks the row SENT
         String direct = "direct-" + suffix;
         producer.template().execute(message(topic, direct), ctx -> null);
         await("applied " + direct, WAIT, () -> applied.getOrDefault(direct, 0) >= 1);
-        awaitDb("SENT " + direct, WAIT, () -> "SENT".equals(journal(storeTx, direct).getStatus()));
+        awaitDb("SENT " + direct, WAIT, () -> "SENT".equals(journal(journal, direct).getStatus()));
 
         // the commit is withheld: the broker's check-back resolves it
         String checked = "checked-" + suffix;
         producer.template().execute(message(topic, checked), ctx -> null);
         await("applied " + checked, WAIT, () -> applied.getOrDefault(checked, 0) >= 1);
         awaitDb(
-            "SENT " + checked, WAIT, () -> "SENT".equals(journal(storeTx, checked).getStatus()));
+            "SENT " + checked, WAIT, () -> "SENT".equals(journal(journal, checked).getStatus()));
 
         // a permanent failure is parked
         String bad = "bad-" + suffix;
         producer.template().execute(message(topic, bad), ctx -> null);
-        awaitDb("parked " + bad, WAIT, () -> !deadLetters(storeTx, group, bad).isEmpty());
-        assertThat(deadLetters(storeTx, group, bad).get(0).getReason())
+        awaitDb("parked " + bad, WAIT, () -> !deadLetters(deadLetters, group, bad).isEmpty());
+        assertThat(deadLetters(deadLetters, group, bad).get(0).getReason())
             .isEqualTo("PERMANENT_ERROR");
 
         // every delivery fails while the consumer's database is down: the broker moves the event
@@ -272,8 +272,8 @@ class AuthenticatedBrokerTest {
         awaitDb(
             dlq + " parked from %DLQ%",
             Duration.ofSeconds(60),
-            () -> !deadLetters(storeTx, group, dlq).isEmpty());
-        assertThat(deadLetters(storeTx, group, dlq).get(0).getReason()).isEqualTo("BROKER_DLQ");
+            () -> !deadLetters(deadLetters, group, dlq).isEmpty());
+        assertThat(deadLetters(deadLetters, group, dlq).get(0).getReason()).isEqualTo("BROKER_DLQ");
 
         ConsumerHarness.quiet(Duration.ofSeconds(1));
         assertThat(applied).containsEntry(direct, 1).containsEntry(checked, 1);
@@ -349,13 +349,13 @@ class AuthenticatedBrokerTest {
         .build();
   }
 
-  private static JournalRow journal(StoreTransactions storeTx, String id) throws Exception {
-    return storeTx.run(JournalMapper.class, m -> m.findById(id));
+  private static JournalRow journal(Journal journal, String id) throws Exception {
+    return journal.find(id);
   }
 
-  private static List<DeadLetterRow> deadLetters(StoreTransactions storeTx, String group, String id)
+  private static List<DeadLetterRow> deadLetters(DeadLetters deadLetters, String group, String id)
       throws Exception {
-    return storeTx.run(DeadLetterMapper.class, m -> m.findByEvent(group, id));
+    return deadLetters.findByEvent(group, id);
   }
 
   /** Rows in the journal; none when the failed start did not even create the table. */

@@ -6,8 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.api.consumer.PermanentConsumeException;
 import io.txmsg.consumer.ConsumerHarness.Paid;
-import io.txmsg.store.CommandMapper;
-import io.txmsg.store.CommandRow;
+import io.txmsg.store.consume.CommandRow;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.transport.TestTransport;
 import java.nio.charset.StandardCharsets;
@@ -91,7 +90,7 @@ class CommandOutboxTest {
 
   private static List<CommandRow> storeCommands(ConsumerHarness h, String g, String eventId)
       throws Exception {
-    return h.storeTx.run(CommandMapper.class, m -> m.findByEvent(g, eventId));
+    return h.commands.findByEvent(g, eventId);
   }
 
   private static CommandRow command(ConsumerHarness h, String g, String eventId, int seq)

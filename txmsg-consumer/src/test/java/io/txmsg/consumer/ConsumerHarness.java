@@ -7,13 +7,13 @@ import io.txmsg.api.PayloadHashes;
 import io.txmsg.api.Resolution;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.api.consumer.ConsumerInterceptor;
-import io.txmsg.store.ConsumeLogMapper;
-import io.txmsg.store.ConsumeLogRow;
-import io.txmsg.store.DeadLetterMapper;
-import io.txmsg.store.DeadLetterRow;
-import io.txmsg.store.SchemaInstaller;
-import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
+import io.txmsg.store.consume.Commands;
+import io.txmsg.store.consume.ConsumeLog;
+import io.txmsg.store.consume.ConsumeLogRow;
+import io.txmsg.store.consume.DeadLetterRow;
+import io.txmsg.store.consume.DeadLetters;
+import io.txmsg.store.schema.SchemaInstaller;
 import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.TopicType;
@@ -64,7 +64,9 @@ final class ConsumerHarness implements AutoCloseable {
   final SwitchableDataSource dataSource;
   final String topic = "t-" + UUID.randomUUID().toString().substring(0, 8);
   final TxmsgStore store;
-  final StoreTransactions storeTx;
+  final ConsumeLog consumeLog;
+  final DeadLetters deadLetters;
+  final Commands commands;
   final Map<String, AtomicInteger> outcomes = new ConcurrentHashMap<>();
   final Map<String, List<ConsumeOutcome>> byEvent = new ConcurrentHashMap<>();
 
@@ -86,7 +88,9 @@ final class ConsumerHarness implements AutoCloseable {
     dataSource = new SwitchableDataSource(db.dataSource());
     SchemaInstaller.installIfMissing(db.dataSource(), "txmsg_");
     store = TxmsgStore.detect(db.dataSource(), "txmsg_");
-    storeTx = new StoreTransactions(db.dataSource(), store);
+    consumeLog = new ConsumeLog(db.dataSource(), store);
+    deadLetters = new DeadLetters(db.dataSource(), store);
+    commands = new Commands(db.dataSource(), store);
     try (Connection c = db.dataSource().getConnection();
         Statement s = c.createStatement()) {
       // No unique key on purpose: applying an event twice leaves two rows.
@@ -252,11 +256,11 @@ final class ConsumerHarness implements AutoCloseable {
   }
 
   ConsumeLogRow consumeLog(String group, String eventId) throws Exception {
-    return storeTx.run(ConsumeLogMapper.class, m -> m.find(group, eventId));
+    return consumeLog.find(group, eventId);
   }
 
   List<DeadLetterRow> deadLetters(String group, String eventId) throws Exception {
-    return storeTx.run(DeadLetterMapper.class, m -> m.findByEvent(group, eventId));
+    return deadLetters.findByEvent(group, eventId);
   }
 
   static void await(String what, Duration timeout, BooleanSupplier condition) throws Exception {

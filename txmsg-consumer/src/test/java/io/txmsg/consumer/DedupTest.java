@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.consumer.ConsumerHarness.Paid;
-import io.txmsg.store.DeadLetterRow;
+import io.txmsg.store.consume.DeadLetterRow;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.transport.TestTransport;
 import java.time.Duration;

@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.txmsg.api.PayloadHashes;
 import io.txmsg.api.consumer.ConsumeListener;
 import io.txmsg.api.consumer.ConsumeOutcome;
-import io.txmsg.store.JournalRow;
-import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
+import io.txmsg.store.consume.ConsumeLog;
+import io.txmsg.store.consume.DeadLetters;
+import io.txmsg.store.journal.JournalRow;
+import io.txmsg.store.schema.SchemaMigrator;
 import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.transport.EnvelopeCodec;
@@ -39,7 +41,7 @@ class DlqDrainTest {
   @Test
   void aParkThatFailsWhileTheDatabaseIsAwayIsRetriedUntilTheDeadLetterIsStored() throws Exception {
     try (DatabaseFixture db = TestDatabase.H2.open()) {
-      TxmsgStore store = TxmsgStore.open(db.dataSource(), "txmsg_", true);
+      TxmsgStore store = SchemaMigrator.open(db.dataSource(), "txmsg_", true);
       SwitchableDataSource ds = new SwitchableDataSource(db.dataSource());
       List<ConsumeOutcome> outcomes = new CopyOnWriteArrayList<>();
       DlqDrain drain = drain(ds, store, outcomes, Duration.ofSeconds(60));
@@ -66,7 +68,7 @@ class DlqDrainTest {
   @Test
   void afterItsPatienceTheDrainHandsTheMessageBackInsteadOfAcknowledgingIt() throws Exception {
     try (DatabaseFixture db = TestDatabase.H2.open()) {
-      TxmsgStore store = TxmsgStore.open(db.dataSource(), "txmsg_", true);
+      TxmsgStore store = SchemaMigrator.open(db.dataSource(), "txmsg_", true);
       SwitchableDataSource ds = new SwitchableDataSource(db.dataSource());
       List<ConsumeOutcome> outcomes = new CopyOnWriteArrayList<>();
       DlqDrain drain = drain(ds, store, outcomes, Duration.ofMillis(1200));
@@ -84,7 +86,7 @@ class DlqDrainTest {
   @Test
   void aClosedDrainStopsRetrying() throws Exception {
     try (DatabaseFixture db = TestDatabase.H2.open()) {
-      TxmsgStore store = TxmsgStore.open(db.dataSource(), "txmsg_", true);
+      TxmsgStore store = SchemaMigrator.open(db.dataSource(), "txmsg_", true);
       SwitchableDataSource ds = new SwitchableDataSource(db.dataSource());
       DlqDrain drain = drain(ds, store, new CopyOnWriteArrayList<>(), Duration.ofMinutes(10));
       ds.down(true);
@@ -111,7 +113,10 @@ class DlqDrainTest {
       SwitchableDataSource ds, TxmsgStore store, List<ConsumeOutcome> outcomes, Duration patience) {
     ConsumeListener listener = (group, type, id, outcome) -> outcomes.add(outcome);
     return new DlqDrain(
-        GROUP, new Parking(new StoreTransactions(ds, store), listener), listener, patience);
+        GROUP,
+        new Parking(new ConsumeLog(ds, store), new DeadLetters(ds, store), listener),
+        listener,
+        patience);
   }
 
   /** What the broker delivers from %DLQ%points: the envelope, after its last attempt. */

@@ -9,7 +9,7 @@ import io.txmsg.api.Envelope;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.api.consumer.PermanentConsumeException;
 import io.txmsg.consumer.ConsumerHarness.Paid;
-import io.txmsg.store.DeadLetterRow;
+import io.txmsg.store.consume.DeadLetterRow;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.transport.TestTransport;
 import java.nio.charset.StandardCharsets;

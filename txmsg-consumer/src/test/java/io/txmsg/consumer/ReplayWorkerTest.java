@@ -3,14 +3,14 @@ package io.txmsg.consumer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.txmsg.store.DeadLetterMapper;
-import io.txmsg.store.DeadLetterRow;
-import io.txmsg.store.DeadLetterSelector;
-import io.txmsg.store.ReplayMapper;
-import io.txmsg.store.ReplayRequestRow;
-import io.txmsg.store.SchemaInstaller;
-import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
+import io.txmsg.store.consume.DeadLetterRow;
+import io.txmsg.store.consume.DeadLetterSelector;
+import io.txmsg.store.consume.DeadLetters;
+import io.txmsg.store.consume.ReplayRequestRow;
+import io.txmsg.store.consume.ReplayRequests;
+import io.txmsg.store.schema.SchemaInstaller;
+import io.txmsg.store.tx.StoreTransactions;
 import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import java.math.BigDecimal;
@@ -28,13 +28,13 @@ class ReplayWorkerTest {
   @MethodSource(DB)
   void stopsPastTheFailureRatioAndPutsTheRestBackToParked(TestDatabase kind) throws Exception {
     try (DatabaseFixture db = kind.open()) {
-      StoreTransactions tx = store(db);
+      Store tx = store(db);
       parkTen(tx);
       request(tx, "req-ratio", 1000, 0, "0.3");
       AtomicInteger calls = new AtomicInteger();
       ReplayWorker worker =
           new ReplayWorker(
-              tx,
+              tx.requests(),
               List.of("g"),
               (group, eventId, id) ->
                   calls.incrementAndGet() % 2 == 0
@@ -43,15 +43,17 @@ class ReplayWorkerTest {
               new io.txmsg.consumer.micrometer.MicrometerConsumerMetrics(
                   new SimpleMeterRegistry()));
       assertThat(worker.runOnce()).isEqualTo(1);
-      ReplayRequestRow r = tx.run(ReplayMapper.class, m -> m.findRequest("req-ratio"));
+      ReplayRequestRow r = tx.requests().find("req-ratio");
       assertThat(r.getStatus()).isEqualTo("STOPPED");
       assertThat(r.getStoppedReason()).isEqualTo("failure ratio 1/2 above 0.3");
       assertThat(r.getSucceeded()).isEqualTo(1);
       assertThat(r.getFailed()).isEqualTo(1);
       assertThat(r.getFinishedAt()).isNotNull();
       assertThat(calls.get()).isEqualTo(2);
+      DeadLetterSelector group = new DeadLetterSelector();
+      group.setConsumerGroup("g");
       List<DeadLetterRow> parked =
-          tx.run(DeadLetterMapper.class, m -> m.findByStatus("g", "PARKED", 100));
+          tx.transactions().run(c -> tx.requests().selectParked(c, group, 100));
       assertThat(parked).hasSize(10);
       assertThat(worker.runOnce()).isZero(); // a finished request is never run again
     }
@@ -61,14 +63,14 @@ class ReplayWorkerTest {
   @MethodSource(DB)
   void replaysAtTheRequestedRateInAggregateVersionOrder(TestDatabase kind) throws Exception {
     try (DatabaseFixture db = kind.open()) {
-      StoreTransactions tx = store(db);
+      Store tx = store(db);
       parkTen(tx);
       request(tx, "req-rate", 20, 3, "0.2");
       List<String> order = new ArrayList<>();
       List<Long> times = new ArrayList<>();
       ReplayWorker worker =
           new ReplayWorker(
-              tx,
+              tx.requests(),
               List.of("g"),
               (group, eventId, id) -> {
                 order.add(eventId);
@@ -80,7 +82,7 @@ class ReplayWorkerTest {
       long start = System.nanoTime();
       assertThat(worker.runOnce()).isEqualTo(1);
       double seconds = (System.nanoTime() - start) / 1e9;
-      ReplayRequestRow r = tx.run(ReplayMapper.class, m -> m.findRequest("req-rate"));
+      ReplayRequestRow r = tx.requests().find("req-rate");
       assertThat(r.getStatus()).isEqualTo("DONE");
       assertThat(r.getSucceeded()).isEqualTo(10);
       // 10 events at 20/s: event k starts no earlier than k intervals after the worker began,
@@ -94,13 +96,21 @@ class ReplayWorkerTest {
     }
   }
 
-  private static StoreTransactions store(DatabaseFixture db) {
+  /** The store's operations this test uses. */
+  private record Store(
+      StoreTransactions transactions, DeadLetters deadLetters, ReplayRequests requests) {}
+
+  private static Store store(DatabaseFixture db) {
     SchemaInstaller.installIfMissing(db.dataSource(), "txmsg_");
-    return new StoreTransactions(db.dataSource(), TxmsgStore.detect(db.dataSource(), "txmsg_"));
+    TxmsgStore store = TxmsgStore.detect(db.dataSource(), "txmsg_");
+    return new Store(
+        new StoreTransactions(db.dataSource(), store),
+        new DeadLetters(db.dataSource(), store),
+        new ReplayRequests(db.dataSource(), store));
   }
 
   /** Ten parked messages of group g, parked newest version first. */
-  private static void parkTen(StoreTransactions tx) throws Exception {
+  private static void parkTen(Store tx) throws Exception {
     for (int v = 5; v >= 1; v--) {
       for (String agg : List.of("a2", "a1")) {
         DeadLetterRow d = new DeadLetterRow();
@@ -113,12 +123,12 @@ class ReplayWorkerTest {
         d.setAggregateType("Order");
         d.setAggregateId(agg);
         d.setAggregateVersion((long) v);
-        tx.run(DeadLetterMapper.class, m -> m.insert(d));
+        assertThat(tx.deadLetters().park(d)).isTrue();
       }
     }
   }
 
-  private static void request(StoreTransactions tx, String id, int rate, int canary, String ratio)
+  private static void request(Store tx, String id, int rate, int canary, String ratio)
       throws Exception {
     ReplayRequestRow r = new ReplayRequestRow();
     r.setRequestId(id);
@@ -133,10 +143,12 @@ class ReplayWorkerTest {
     r.setSelected(10);
     DeadLetterSelector s = new DeadLetterSelector();
     s.setConsumerGroup("g");
-    tx.inSession(
-        session -> {
-          assertThat(session.getMapper(ReplayMapper.class).markRequested(s, id)).isEqualTo(10);
-          return session.getMapper(ReplayMapper.class).insertRequest(r);
-        });
+    tx.transactions()
+        .run(
+            c -> {
+              assertThat(tx.requests().markRequested(c, s, id)).isEqualTo(10);
+              tx.requests().insert(c, r);
+              return null;
+            });
   }
 }

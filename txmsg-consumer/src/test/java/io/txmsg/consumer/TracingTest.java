@@ -35,10 +35,9 @@ import io.txmsg.consumer.ConsumerHarness.Paid;
 import io.txmsg.producer.TxProducer;
 import io.txmsg.producer.TxProducerSettings;
 import io.txmsg.store.HeadersCodec;
-import io.txmsg.store.JournalMapper;
-import io.txmsg.store.JournalRow;
-import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
+import io.txmsg.store.journal.Journal;
+import io.txmsg.store.journal.JournalRow;
 import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
@@ -382,10 +381,10 @@ class TracingTest {
     final Set<String> failOnce = ConcurrentHashMap.newKeySet();
     TxConsumers consumers;
     TxProducer producer;
-    StoreTransactions storeTx;
+    Journal journal;
 
     JournalRow journal(String id) throws Exception {
-      return storeTx.run(JournalMapper.class, m -> m.findById(id));
+      return journal.find(id);
     }
 
     int handled(String id) {
@@ -456,8 +455,7 @@ class TracingTest {
           TxConsumers consumers = cb.build()) {
         env.producer = producer;
         env.consumers = consumers;
-        env.storeTx =
-            new StoreTransactions(db.dataSource(), TxmsgStore.detect(db.dataSource(), "txmsg_"));
+        env.journal = new Journal(db.dataSource(), TxmsgStore.detect(db.dataSource(), "txmsg_"));
         body.run(env);
       }
     }

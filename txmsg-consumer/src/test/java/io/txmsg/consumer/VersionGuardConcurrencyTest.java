@@ -2,10 +2,9 @@ package io.txmsg.consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.txmsg.store.AggregateVersionMapper;
-import io.txmsg.store.SchemaInstaller;
-import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
+import io.txmsg.store.consume.VersionRows;
+import io.txmsg.store.schema.SchemaInstaller;
 import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.db.TestDatabases;
@@ -19,7 +18,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.apache.ibatis.session.SqlSession;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -66,10 +64,10 @@ class VersionGuardConcurrencyTest {
     try (Connection c = db.dataSource().getConnection()) {
       c.setAutoCommit(false);
       c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-      try (SqlSession s = store.session(c)) {
+      try {
         boolean applied =
             guard.apply(
-                s.getMapper(AggregateVersionMapper.class),
+                c,
                 "g",
                 "Order",
                 aggregate,
@@ -88,8 +86,8 @@ class VersionGuardConcurrencyTest {
     }
   }
 
-  private static Long lastApplied(StoreTransactions tx, String aggregate) throws Exception {
-    return tx.run(AggregateVersionMapper.class, m -> m.lastApplied("g", "Order", aggregate));
+  private static Long lastApplied(VersionRows rows, String aggregate) throws Exception {
+    return rows.lastApplied("g", "Order", aggregate);
   }
 
   /** Runs THREADS attempts released together; {@code version(i)} is thread i's version. */
@@ -136,8 +134,8 @@ class VersionGuardConcurrencyTest {
       TestDatabase kind, boolean upsert) throws Exception {
     try (DatabaseFixture db = kind.open()) {
       TxmsgStore store = install(db);
-      StoreTransactions tx = new StoreTransactions(db.dataSource(), store);
-      VersionGuard guard = new VersionGuard(tx, upsert);
+      VersionRows tx = new VersionRows(db.dataSource(), store, upsert);
+      VersionGuard guard = new VersionGuard(tx);
       for (int r = 0; r < ROUNDS; r++) {
         String same = "same-" + r;
         List<Decision> dup = race(db, store, guard, same, i -> 1, false);
@@ -166,8 +164,8 @@ class VersionGuardConcurrencyTest {
       throws Exception {
     try (DatabaseFixture db = kind.open()) {
       TxmsgStore store = install(db);
-      StoreTransactions tx = new StoreTransactions(db.dataSource(), store);
-      VersionGuard guard = new VersionGuard(tx, upsert);
+      VersionRows tx = new VersionRows(db.dataSource(), store, upsert);
+      VersionGuard guard = new VersionGuard(tx);
       for (int r = 0; r < ROUNDS; r++) {
         String aggregate = "c-" + r;
         List<Decision> all = race(db, store, guard, aggregate, i -> i + 1, true);
@@ -194,8 +192,8 @@ class VersionGuardConcurrencyTest {
       throws Exception {
     try (DatabaseFixture db = kind.open()) {
       TxmsgStore store = install(db);
-      StoreTransactions tx = new StoreTransactions(db.dataSource(), store);
-      VersionGuard guard = new VersionGuard(tx, upsert);
+      VersionRows tx = new VersionRows(db.dataSource(), store, upsert);
+      VersionGuard guard = new VersionGuard(tx);
       assertThat(attempt(db, store, guard, "o1", 1, false)).isEqualTo(Decision.APPLIED);
       try (Connection c = db.dataSource().getConnection();
           java.sql.Statement st = c.createStatement()) {

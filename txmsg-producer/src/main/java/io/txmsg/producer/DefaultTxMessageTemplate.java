@@ -21,24 +21,21 @@ import io.txmsg.api.TxMessage;
 import io.txmsg.api.TxMessageTemplate;
 import io.txmsg.api.TxMessagingException;
 import io.txmsg.api.TxResult;
-import io.txmsg.store.AttemptInsert;
-import io.txmsg.store.AttemptMapper;
-import io.txmsg.store.AttemptState;
-import io.txmsg.store.AttemptWriter;
 import io.txmsg.store.HeadersCodec;
-import io.txmsg.store.JournalMapper;
-import io.txmsg.store.JournalRow;
-import io.txmsg.store.LocalTransactions;
-import io.txmsg.store.PublishMode;
-import io.txmsg.store.SqlStates;
-import io.txmsg.store.StatementFailures;
-import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
+import io.txmsg.store.journal.AttemptInsert;
+import io.txmsg.store.journal.AttemptState;
+import io.txmsg.store.journal.Attempts;
+import io.txmsg.store.journal.Journal;
+import io.txmsg.store.journal.JournalRow;
+import io.txmsg.store.journal.PublishMode;
+import io.txmsg.store.tx.LocalTransactions;
+import io.txmsg.store.tx.SqlStates;
+import io.txmsg.store.tx.StatementFailures;
 import io.txmsg.transport.EnvelopeCodec;
 import io.txmsg.transport.HalfMessage;
 import io.txmsg.transport.ProducerChannel;
 import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -49,7 +46,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import javax.sql.DataSource;
-import org.apache.ibatis.session.SqlSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,9 +68,8 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
   private final TxProducerSettings settings;
   private final ProducerChannel producer;
   private final LocalTransactions transactions;
-  private final TxmsgStore store;
-  private final StoreTransactions storeTx;
-  private final AttemptWriter attempts;
+  private final Attempts attempts;
+  private final Journal journal;
   private final PayloadSerializer serializer;
   private final PayloadSanitizer sanitizer;
   private final ProducerInterceptor interceptor;
@@ -104,9 +99,8 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
     this.settings = settings;
     this.producer = producer;
     this.transactions = transactions;
-    this.store = store;
-    this.storeTx = new StoreTransactions(dataSource, store);
-    this.attempts = new AttemptWriter(dataSource, store);
+    this.attempts = new Attempts(dataSource, store);
+    this.journal = new Journal(dataSource, store);
     this.serializer = serializer;
     this.sanitizer = sanitizer;
     this.interceptor = interceptor;
@@ -248,50 +242,37 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
       value =
           transactions.inTransaction(
               connection -> {
-                try (SqlSession session = store.session(connection)) {
-                  AttemptMapper attemptMapper = session.getMapper(AttemptMapper.class);
-                  attemptMapper.insert(
-                      attemptId, eventId, settings.storeId(), AttemptState.COMMITTED.name());
-                  stage[0] = Stage.JOURNAL_INSERT;
-                  session
-                      .getMapper(JournalMapper.class)
-                      .insert(row, settings.republishAfter().toMillis());
-                  stage[0] = Stage.ACTION;
-                  interceptor.beforeAction(message, attemptId);
-                  StatementFailures failures = StatementFailures.of(connection);
-                  failures.watch();
-                  context[0] =
-                      new Context(
-                          message,
-                          row,
-                          connection,
-                          failures,
-                          session.getMapper(JournalMapper.class),
-                          trace);
-                  R r = action.execute(context[0]);
-                  stage[0] = Stage.SELF_CHECK;
-                  context[0].failIfPublishFailed();
-                  failIfSwallowed(failures, eventId);
-                  // Last statement: a swallowed failure left PG aborted (this throws 25P02) or
-                  // MariaDB rolled back and restarted (this finds no row). Not needed when the
-                  // detector saw every statement of the transaction and none failed.
-                  String state =
-                      failures.provedClean()
-                          ? AttemptState.COMMITTED.name()
-                          : attemptMapper.selectStateForUpdate(attemptId);
-                  if (!AttemptState.COMMITTED.name().equals(state)) {
-                    throw new TransactionRolledBackException(
-                        "pre-commit self-check failed for attempt "
-                            + attemptId
-                            + " (found "
-                            + state
-                            + "): the database discarded the transaction (a failed statement on"
-                            + " PostgreSQL, a deadlock on MariaDB); nothing is committed",
-                        null);
-                  }
-                  failIfPastDeadline(deadline);
-                  return r;
+                attempts.insertCommitted(connection, attemptId, eventId, settings.storeId());
+                stage[0] = Stage.JOURNAL_INSERT;
+                journal.insert(connection, row, settings.republishAfter().toMillis());
+                stage[0] = Stage.ACTION;
+                interceptor.beforeAction(message, attemptId);
+                StatementFailures failures = StatementFailures.of(connection);
+                failures.watch();
+                context[0] = new Context(message, row, connection, failures, trace);
+                R r = action.execute(context[0]);
+                stage[0] = Stage.SELF_CHECK;
+                context[0].failIfPublishFailed();
+                failIfSwallowed(failures, eventId);
+                // Last statement: a swallowed failure left PG aborted (this throws 25P02) or
+                // MariaDB rolled back and restarted (this finds no row). Not needed when the
+                // detector saw every statement of the transaction and none failed.
+                AttemptState state =
+                    failures.provedClean()
+                        ? AttemptState.COMMITTED
+                        : attempts.lockState(connection, attemptId);
+                if (state != AttemptState.COMMITTED) {
+                  throw new TransactionRolledBackException(
+                      "pre-commit self-check failed for attempt "
+                          + attemptId
+                          + " (found "
+                          + state
+                          + "): the database discarded the transaction (a failed statement on"
+                          + " PostgreSQL, a deadlock on MariaDB); nothing is committed",
+                      null);
                 }
+                failIfPastDeadline(deadline);
+                return r;
               });
     } catch (LocalTransactions.WorkFailedException failed) {
       return afterWorkFailed(row, half, stage[0], failed.getCause());
@@ -342,36 +323,33 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
       value =
           transactions.inTransaction(
               connection -> {
-                try (SqlSession session = store.session(connection)) {
-                  JournalMapper journal = session.getMapper(JournalMapper.class);
-                  journal.insert(row, settings.publishAfter().toMillis());
-                  stage[0] = Stage.ACTION;
-                  interceptor.beforeAction(message, attemptId);
-                  StatementFailures failures = StatementFailures.of(connection);
-                  failures.watch();
-                  context[0] = new Context(message, row, connection, failures, journal, trace);
-                  R r = action.execute(context[0]);
-                  stage[0] = Stage.SELF_CHECK;
-                  context[0].failIfPublishFailed();
-                  failIfSwallowed(failures, eventId);
-                  // Last statement: this call's own journal row. A swallowed failure left PG
-                  // aborted (this throws 25P02) or MariaDB rolled back and restarted (no row).
-                  // Not needed when the detector saw every statement and none failed.
-                  if (!failures.provedClean()
-                      && journal.selectOwnForUpdate(eventId, attemptId) == null) {
-                    throw new TransactionRolledBackException(
-                        "pre-commit self-check failed for eventId "
-                            + eventId
-                            + ": its journal row of attempt "
-                            + attemptId
-                            + " is gone (the database discarded the transaction: a failed"
-                            + " statement on PostgreSQL, a deadlock on MariaDB); nothing is"
-                            + " committed",
-                        null);
-                  }
-                  failIfPastDeadline(deadline);
-                  return r;
+                journal.insert(connection, row, settings.publishAfter().toMillis());
+                stage[0] = Stage.ACTION;
+                interceptor.beforeAction(message, attemptId);
+                StatementFailures failures = StatementFailures.of(connection);
+                failures.watch();
+                context[0] = new Context(message, row, connection, failures, trace);
+                R r = action.execute(context[0]);
+                stage[0] = Stage.SELF_CHECK;
+                context[0].failIfPublishFailed();
+                failIfSwallowed(failures, eventId);
+                // Last statement: this call's own journal row. A swallowed failure left PG
+                // aborted (this throws 25P02) or MariaDB rolled back and restarted (no row).
+                // Not needed when the detector saw every statement and none failed.
+                if (!failures.provedClean()
+                    && !journal.lockOwnRow(connection, eventId, attemptId)) {
+                  throw new TransactionRolledBackException(
+                      "pre-commit self-check failed for eventId "
+                          + eventId
+                          + ": its journal row of attempt "
+                          + attemptId
+                          + " is gone (the database discarded the transaction: a failed"
+                          + " statement on PostgreSQL, a deadlock on MariaDB); nothing is"
+                          + " committed",
+                      null);
                 }
+                failIfPastDeadline(deadline);
+                return r;
               });
     } catch (LocalTransactions.WorkFailedException failed) {
       Throwable cause = failed.getCause();
@@ -446,7 +424,7 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
   }
 
   private static void failIfSwallowed(StatementFailures failures, String eventId) {
-    SQLException swallowed = failures.stop();
+    Exception swallowed = failures.stop();
     if (swallowed != null) {
       // Caught by the action, seen by the detector: the same outcome on every database
       // (docs/architecture.md, "Failed statements inside the action").
@@ -454,7 +432,7 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
           "a statement failed inside the action of eventId "
               + eventId
               + " (SQLState "
-              + swallowed.getSQLState()
+              + SqlStates.state(swallowed)
               + ") and was not recovered; the local transaction was rolled back,"
               + " nothing is committed",
           swallowed);
@@ -587,7 +565,7 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
     String eventId = row.getEventId();
     JournalRow existing;
     try {
-      existing = storeTx.run(JournalMapper.class, m -> m.findById(eventId));
+      existing = journal.find(eventId);
     } catch (Exception e) {
       throw new OutcomeUnknownException(
           "eventId "
@@ -610,10 +588,7 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
     log.info("idempotent retry eventId={} committedBy={}", eventId, existing.getAttemptId());
     List<String> published;
     try {
-      published =
-          storeTx.run(
-              JournalMapper.class,
-              m -> m.publishedWith(existing.getCreatedAt(), existing.getAttemptId(), eventId));
+      published = journal.publishedWith(existing.getCreatedAt(), existing.getAttemptId(), eventId);
     } catch (Exception e) {
       throw new OutcomeUnknownException(
           "eventId "
@@ -745,9 +720,7 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
 
   private void markSentAfterProxyAck(JournalRow row) {
     try {
-      storeTx.run(
-          JournalMapper.class,
-          m -> m.markSentByProducer(row.getEventId(), row.getBrokerMessageId()));
+      journal.markSentByProducer(row.getEventId(), row.getBrokerMessageId());
     } catch (Exception e) {
       // The row stays PENDING; the reconciler republishes it later (a harmless duplicate).
       log.warn("could not mark SENT eventId={}: {}", row.getEventId(), e.toString());
@@ -776,7 +749,6 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
     private final JournalRow primary;
     private final Connection connection;
     private final StatementFailures failures;
-    private final JournalMapper journal;
     private final Map<String, String> trace;
     private final List<Published> published = new ArrayList<>(0);
     private TransactionRolledBackException publishFailure;
@@ -786,14 +758,12 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
         JournalRow primary,
         Connection connection,
         StatementFailures failures,
-        JournalMapper journal,
         Map<String, String> trace) {
       this.trace = trace;
       this.message = message;
       this.primary = primary;
       this.connection = connection;
       this.failures = failures;
-      this.journal = journal;
     }
 
     @Override
@@ -818,10 +788,9 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
 
     /**
      * Validates every message first (nothing is written if one is invalid), then inserts their rows
-     * on txmsg's own session of this transaction's connection. A failed insert (a duplicate
-     * eventId) also fails the execute when the action catches it: the detector sees it when the
-     * connection is observed, and the self-check otherwise where the database discarded the
-     * transaction.
+     * on this transaction's connection. A failed insert (a duplicate eventId) also fails the
+     * execute when the action catches it: the detector sees it when the connection is observed, and
+     * the self-check otherwise where the database discarded the transaction.
      */
     @Override
     public void publish(TxMessage... messages) {
@@ -850,9 +819,9 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
       }
       for (Published p : rows) {
         try {
-          journal.insert(p.row(), settings.publishAfter().toMillis());
+          journal.insert(connection, p.row(), settings.publishAfter().toMillis());
         } catch (RuntimeException e) {
-          SQLException sql = SqlStates.find(e);
+          Throwable sql = SqlStates.find(e);
           TransactionRolledBackException failure =
               new TransactionRolledBackException(
                   "ctx.publish of eventId "

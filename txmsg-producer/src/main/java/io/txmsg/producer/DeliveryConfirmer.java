@@ -1,8 +1,7 @@
 package io.txmsg.producer;
 
 import io.txmsg.api.Envelope;
-import io.txmsg.store.JournalMapper;
-import io.txmsg.store.StoreTransactions;
+import io.txmsg.store.journal.Journal;
 import io.txmsg.transport.BatchHandler;
 import io.txmsg.transport.ConfirmationSpec;
 import io.txmsg.transport.InboundMessage;
@@ -25,11 +24,11 @@ import org.slf4j.LoggerFactory;
 final class DeliveryConfirmer implements BatchHandler {
   private static final Logger log = LoggerFactory.getLogger(DeliveryConfirmer.class);
 
-  private final StoreTransactions storeTx;
+  private final Journal journal;
   private final String storeId;
 
-  DeliveryConfirmer(StoreTransactions storeTx, String storeId) {
-    this.storeTx = storeTx;
+  DeliveryConfirmer(Journal journal, String storeId) {
+    this.journal = journal;
     this.storeId = storeId;
   }
 
@@ -37,11 +36,11 @@ final class DeliveryConfirmer implements BatchHandler {
    * Starts the confirm group for every topic the store sends to: {@code topics} and {@code
    * publishTopics} (the events of {@code TxContext.publish} are confirmed the same way).
    */
-  static Subscription start(Transport transport, StoreTransactions storeTx, TxProducerSettings s) {
+  static Subscription start(Transport transport, Journal journal, TxProducerSettings s) {
     return transport.confirmDeliveries(
         new ConfirmationSpec(
             s.confirmGroup(), s.allTopics(), s.confirmBatchSize(), s.confirmFlushInterval()),
-        new DeliveryConfirmer(storeTx, s.storeId()));
+        new DeliveryConfirmer(journal, s.storeId()));
   }
 
   @Override
@@ -59,7 +58,7 @@ final class DeliveryConfirmer implements BatchHandler {
       return true;
     }
     try {
-      int n = storeTx.run(JournalMapper.class, m -> m.markSent(ids));
+      int n = journal.markSent(ids);
       log.debug("confirmed {} of {} delivered events", n, ids.size());
       return true;
     } catch (Exception e) {

@@ -2,9 +2,8 @@ package io.txmsg.producer;
 
 import io.txmsg.api.CheckbackRequest;
 import io.txmsg.api.DeliveryConfirmation;
-import io.txmsg.store.JournalMapper;
-import io.txmsg.store.JournalRow;
-import io.txmsg.store.StoreTransactions;
+import io.txmsg.store.journal.Journal;
+import io.txmsg.store.journal.JournalRow;
 import io.txmsg.transport.DeliveryHandler;
 import io.txmsg.transport.EnvelopeCodec;
 import io.txmsg.transport.InboundMessage;
@@ -34,17 +33,17 @@ import org.slf4j.LoggerFactory;
 final class GivenUpRepublisher implements DeliveryHandler {
   private static final Logger log = LoggerFactory.getLogger(GivenUpRepublisher.class);
 
-  private final StoreTransactions storeTx;
+  private final Journal journal;
   private final Reconciler reconciler;
   private final TxProducerSettings settings;
   private final ProducerMetrics metrics;
 
   GivenUpRepublisher(
-      StoreTransactions storeTx,
+      Journal journal,
       Reconciler reconciler,
       TxProducerSettings settings,
       ProducerMetrics metrics) {
-    this.storeTx = storeTx;
+    this.journal = journal;
     this.reconciler = reconciler;
     this.settings = settings;
     this.metrics = metrics;
@@ -59,7 +58,7 @@ final class GivenUpRepublisher implements DeliveryHandler {
       return Verdict.ACK;
     }
     try {
-      JournalRow row = storeTx.run(JournalMapper.class, j -> j.findById(eventId));
+      JournalRow row = journal.find(eventId);
       if (row == null) {
         log.info("given-up half message eventId={} has no journal row: never committed", eventId);
         metrics.givenUp("no_row");
@@ -68,9 +67,7 @@ final class GivenUpRepublisher implements DeliveryHandler {
       String token = UUID.randomUUID().toString();
       boolean includeSent = settings.confirmation() == DeliveryConfirmation.PROXY_ACK;
       long lease = settings.leaseDuration().toMillis();
-      int claimed =
-          storeTx.run(JournalMapper.class, j -> j.claimGivenUp(eventId, token, lease, includeSent));
-      if (claimed == 0) {
+      if (!journal.claimGivenUp(eventId, token, lease, includeSent)) {
         log.info(
             "given-up half message eventId={} left alone: row is {} (settled or leased)",
             eventId,

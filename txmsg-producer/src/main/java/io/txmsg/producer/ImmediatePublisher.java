@@ -2,9 +2,8 @@ package io.txmsg.producer;
 
 import io.txmsg.api.ProducerInterceptor;
 import io.txmsg.api.TxMessage;
-import io.txmsg.store.JournalMapper;
-import io.txmsg.store.JournalRow;
-import io.txmsg.store.StoreTransactions;
+import io.txmsg.store.journal.Journal;
+import io.txmsg.store.journal.JournalRow;
 import io.txmsg.transport.EnvelopeCodec;
 import io.txmsg.transport.ProducerChannel;
 import org.slf4j.Logger;
@@ -22,7 +21,7 @@ final class ImmediatePublisher {
   private static final Logger log = LoggerFactory.getLogger(ImmediatePublisher.class);
 
   private final ProducerChannel producer;
-  private final StoreTransactions storeTx;
+  private final Journal journal;
   private final SentRecorder recorder;
   private final ProducerInterceptor interceptor;
   private final ProducerMetrics metrics;
@@ -30,14 +29,14 @@ final class ImmediatePublisher {
 
   ImmediatePublisher(
       ProducerChannel producer,
-      StoreTransactions storeTx,
+      Journal journal,
       SentRecorder recorder,
       ProducerInterceptor interceptor,
       ProducerMetrics metrics,
       ProducerObservations observations) {
     this.observations = observations;
     this.producer = producer;
-    this.storeTx = storeTx;
+    this.journal = journal;
     this.recorder = recorder;
     this.interceptor = interceptor;
     this.metrics = metrics;
@@ -82,7 +81,7 @@ final class ImmediatePublisher {
 
   private boolean inOrder(String eventId) {
     try {
-      return storeTx.run(JournalMapper.class, m -> m.orderBlockers(eventId)) == 0;
+      return journal.inOrder(eventId);
     } catch (Exception e) {
       log.warn("order check failed eventId={}: {} (left to the reconciler)", eventId, e.toString());
       return false;

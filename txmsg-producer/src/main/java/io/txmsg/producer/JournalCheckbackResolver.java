@@ -4,13 +4,12 @@ import io.txmsg.api.CheckbackRequest;
 import io.txmsg.api.CheckbackResolver;
 import io.txmsg.api.LogSafe;
 import io.txmsg.api.Resolution;
-import io.txmsg.store.AttemptInsert;
-import io.txmsg.store.AttemptState;
-import io.txmsg.store.AttemptWriter;
-import io.txmsg.store.JournalMapper;
-import io.txmsg.store.JournalRow;
-import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
+import io.txmsg.store.journal.AttemptInsert;
+import io.txmsg.store.journal.AttemptState;
+import io.txmsg.store.journal.Attempts;
+import io.txmsg.store.journal.Journal;
+import io.txmsg.store.journal.JournalRow;
 import java.time.Duration;
 import java.time.Instant;
 import javax.sql.DataSource;
@@ -37,8 +36,8 @@ import org.slf4j.event.Level;
 public final class JournalCheckbackResolver implements CheckbackResolver {
   private static final Logger log = LoggerFactory.getLogger(JournalCheckbackResolver.class);
 
-  private final StoreTransactions storeTx;
-  private final AttemptWriter attempts;
+  private final Journal journal;
+  private final Attempts attempts;
   private final String storeId;
   private final int fenceAfterChecks;
   private final Duration fenceAfter;
@@ -60,8 +59,8 @@ public final class JournalCheckbackResolver implements CheckbackResolver {
       TxProducerSettings settings,
       ProducerMetrics metrics) {
     this.metrics = metrics;
-    this.storeTx = new StoreTransactions(dataSource, store);
-    this.attempts = new AttemptWriter(dataSource, store);
+    this.journal = new Journal(dataSource, store);
+    this.attempts = new Attempts(dataSource, store);
     this.storeId = settings.storeId();
     this.fenceAfterChecks = settings.fenceAfterChecks();
     this.fenceAfter = settings.fenceAfter();
@@ -112,7 +111,7 @@ public final class JournalCheckbackResolver implements CheckbackResolver {
       }
       return new Decision(Resolution.ROLLBACK, "tombstone");
     }
-    JournalRow row = storeTx.run(JournalMapper.class, m -> m.findById(request.eventId()));
+    JournalRow row = journal.find(request.eventId());
     if (row != null) {
       recordCheckback(request.eventId(), request.attemptId());
       // Another attempt's row: the journal key already fences this one.
@@ -156,7 +155,7 @@ public final class JournalCheckbackResolver implements CheckbackResolver {
 
   private void recordCheckback(String eventId, String attemptId) {
     try {
-      storeTx.run(JournalMapper.class, m -> m.recordCheckback(eventId, attemptId));
+      journal.recordCheckback(eventId, attemptId);
     } catch (Exception e) {
       // Only the incident counter is lost; the answer stands.
       log.warn(

@@ -1,8 +1,7 @@
 package io.txmsg.producer;
 
-import io.txmsg.store.JournalMapper;
-import io.txmsg.store.StoreTransactions;
-import io.txmsg.store.ops.PendingByDestination;
+import io.txmsg.store.journal.Journal;
+import io.txmsg.store.journal.PendingByDestination;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -17,12 +16,12 @@ import org.slf4j.LoggerFactory;
 final class JournalGauges {
   private static final Logger log = LoggerFactory.getLogger(JournalGauges.class);
 
-  private final StoreTransactions storeTx;
+  private final Journal journal;
   private final ProducerMetrics metrics;
   private final Set<String> destinations;
 
-  JournalGauges(StoreTransactions storeTx, ProducerMetrics metrics, Set<String> destinations) {
-    this.storeTx = storeTx;
+  JournalGauges(Journal journal, ProducerMetrics metrics, Set<String> destinations) {
+    this.journal = journal;
     this.metrics = metrics;
     this.destinations = new HashSet<>(destinations);
     destinations.forEach(d -> metrics.journalBacklog(d, 0, 0)); // visible before the first query
@@ -30,8 +29,7 @@ final class JournalGauges {
 
   void refresh() {
     try {
-      List<PendingByDestination> rows =
-          storeTx.run(JournalMapper.class, JournalMapper::pendingByDestination);
+      List<PendingByDestination> rows = journal.pendingByDestination();
       Set<String> empty = new HashSet<>(destinations);
       for (PendingByDestination r : rows) {
         destinations.add(r.getDestination());

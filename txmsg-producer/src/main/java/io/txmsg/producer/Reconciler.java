@@ -1,12 +1,11 @@
 package io.txmsg.producer;
 
 import io.txmsg.api.PublishException;
-import io.txmsg.store.JournalClaims;
-import io.txmsg.store.JournalMapper;
-import io.txmsg.store.JournalRow;
-import io.txmsg.store.PublishMode;
-import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
+import io.txmsg.store.journal.Journal;
+import io.txmsg.store.journal.JournalClaims;
+import io.txmsg.store.journal.JournalRow;
+import io.txmsg.store.journal.PublishMode;
 import io.txmsg.transport.EnvelopeCodec;
 import io.txmsg.transport.HalfMessage;
 import io.txmsg.transport.ProducerChannel;
@@ -44,7 +43,7 @@ import org.slf4j.LoggerFactory;
 public final class Reconciler {
   private static final Logger log = LoggerFactory.getLogger(Reconciler.class);
 
-  private final StoreTransactions storeTx;
+  private final Journal journal;
   private final JournalClaims claims;
   private final TxProducerSettings settings;
   private final ProducerChannel producer;
@@ -62,7 +61,7 @@ public final class Reconciler {
       ProducerObservations observations) {
     this.metrics = metrics;
     this.observations = observations;
-    this.storeTx = new StoreTransactions(dataSource, store);
+    this.journal = new Journal(dataSource, store);
     this.claims = new JournalClaims(dataSource, store, settings.storeId());
     this.settings = settings;
     this.producer = producer;
@@ -148,8 +147,8 @@ public final class Reconciler {
     if (tooOld > 0) {
       log.info("reconcile tooOld={}", tooOld);
     }
-    metrics.leaseExpired(inTx(JournalMapper::countExpiredLeases));
-    metrics.journalBlocked(inTx(JournalMapper::countBlockedByDead));
+    metrics.leaseExpired(journal.countExpiredLeases());
+    metrics.journalBlocked(journal.countBlockedByDead());
     return tooOld;
   }
 
@@ -306,8 +305,8 @@ public final class Reconciler {
     try {
       int n =
           settings.confirmation().onBrokerAck()
-              ? inTx(m -> m.republishedSentAll(accepted, token))
-              : inTx(m -> m.republishedAll(accepted, token, settings.republishAfter().toMillis()));
+              ? journal.republishedSent(accepted, token)
+              : journal.republished(accepted, token, settings.republishAfter().toMillis());
       if (n < accepted.size()) {
         log.debug(
             "{} of {} republished rows were confirmed or taken over before they were recorded",
@@ -374,7 +373,7 @@ public final class Reconciler {
   Result republish(String eventId, String token) {
     JournalRow row;
     try {
-      row = inTx(m -> m.findById(eventId));
+      row = journal.find(eventId);
     } catch (Exception e) {
       log.warn("reconcile read failed eventId={}: {}", eventId, e.toString());
       return Result.LOST_LEASE; // the lease expires and another round takes it over
@@ -396,12 +395,12 @@ public final class Reconciler {
     try {
       if (p.retryable()) {
         long delay = backoffMillis(row.getRetryCount());
-        inTx(m -> m.retry(eventId, token, delay, p.errorCode(), truncate(p.getMessage())));
+        journal.retry(eventId, token, delay, p.errorCode(), truncate(p.getMessage()));
         log.warn("republish failed eventId={} code={} retryInMs={}", eventId, p.errorCode(), delay);
         metrics.send(row.getDestination(), row.getEventType(), ProducerMetrics.RETRY);
         return Result.RETRY;
       }
-      inTx(m -> m.dead(eventId, token, p.errorCode(), truncate(p.getMessage())));
+      journal.dead(eventId, token, p.errorCode(), truncate(p.getMessage()));
       log.error(
           "republish failed permanently eventId={} code={} status=DEAD", eventId, p.errorCode());
       metrics.send(row.getDestination(), row.getEventType(), ProducerMetrics.DEAD);
@@ -426,14 +425,10 @@ public final class Reconciler {
 
   private int deadTooOld() throws Exception {
     long maxAge = settings.consumeLogRetention().toMillis() * 9 / 10;
-    return inTx(m -> m.deadTooOld(settings.storeId(), maxAge));
+    return journal.deadTooOld(settings.storeId(), maxAge);
   }
 
   private static String truncate(String s) {
     return s == null || s.length() <= 1000 ? s : s.substring(0, 1000);
-  }
-
-  private <T> T inTx(StoreTransactions.Work<JournalMapper, T> work) throws Exception {
-    return storeTx.run(JournalMapper.class, work);
   }
 }

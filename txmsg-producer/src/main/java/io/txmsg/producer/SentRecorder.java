@@ -1,11 +1,12 @@
 package io.txmsg.producer;
 
 import io.txmsg.api.DeliveryConfirmation;
-import io.txmsg.store.JournalMapper;
-import io.txmsg.store.StoreTransactions;
+import io.txmsg.store.journal.Journal;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -30,13 +31,13 @@ final class SentRecorder implements AutoCloseable {
   private record Sent(String eventId, String messageId) {}
 
   private final BlockingQueue<Sent> queue = new ArrayBlockingQueue<>(10_000);
-  private final StoreTransactions storeTx;
+  private final Journal journal;
   private final TxProducerSettings settings;
   private final Thread thread;
   private volatile boolean running = true;
 
-  SentRecorder(StoreTransactions storeTx, TxProducerSettings settings) {
-    this.storeTx = storeTx;
+  SentRecorder(Journal journal, TxProducerSettings settings) {
+    this.journal = journal;
     this.settings = settings;
     this.thread = new Thread(this::run, "txmsg-sent-" + settings.storeId());
     thread.setDaemon(true);
@@ -75,19 +76,12 @@ final class SentRecorder implements AutoCloseable {
   private void record(List<Sent> batch) {
     boolean sentOnAck = settings.confirmation().onBrokerAck();
     long republishAfter = settings.republishAfter().toMillis();
+    Map<String, String> sent = new LinkedHashMap<>();
+    for (Sent s : batch) {
+      sent.put(s.eventId(), s.messageId());
+    }
     try {
-      storeTx.run(
-          JournalMapper.class,
-          m -> {
-            for (Sent s : batch) {
-              if (sentOnAck) {
-                m.markSentByProducer(s.eventId(), s.messageId());
-              } else {
-                m.awaitConfirmation(s.eventId(), s.messageId(), republishAfter);
-              }
-            }
-            return null;
-          });
+      journal.recordSendOks(sent, sentOnAck, republishAfter);
     } catch (Exception e) {
       log.warn(
           "SEND_OK of {} rows not recorded (the reconciler sends them again): {}",

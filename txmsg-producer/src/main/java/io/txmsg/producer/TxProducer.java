@@ -13,11 +13,12 @@ import io.txmsg.api.ProducerInterceptor;
 import io.txmsg.api.TxMessageTemplate;
 import io.txmsg.producer.micrometer.MicrometerProducerMetrics;
 import io.txmsg.producer.micrometer.MicrometerProducerObservations;
-import io.txmsg.store.JdbcLocalTransactions;
 import io.txmsg.store.JsonPayloadSerializer;
-import io.txmsg.store.LocalTransactions;
-import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
+import io.txmsg.store.journal.Journal;
+import io.txmsg.store.schema.SchemaMigrator;
+import io.txmsg.store.tx.JdbcLocalTransactions;
+import io.txmsg.store.tx.LocalTransactions;
 import io.txmsg.transport.ProducerChannel;
 import io.txmsg.transport.ProducerSpec;
 import io.txmsg.transport.Subscription;
@@ -69,8 +70,8 @@ public final class TxProducer implements AutoCloseable {
   private final TxmsgStore store;
 
   private TxProducer(Builder b, TxProducerSettings s) {
-    this.store = TxmsgStore.open(b.dataSource, s.tablePrefix(), s.autoCreateSchema());
-    StoreTransactions storeTx = new StoreTransactions(b.dataSource, store);
+    this.store = SchemaMigrator.open(b.dataSource, s.tablePrefix(), s.autoCreateSchema());
+    Journal journal = new Journal(b.dataSource, store);
     this.ownsTransport = b.transport == null;
     this.transport = ownsTransport ? Transports.open(s.connection()) : b.transport;
     ProducerMetrics metrics = b.metrics;
@@ -88,7 +89,7 @@ public final class TxProducer implements AutoCloseable {
       ch = transport.openProducer(new ProducerSpec(s.storeId(), s.allTopics(), dispatcher));
       fifo = checkTopicKinds(ch, s);
       if (s.confirmation() == DeliveryConfirmation.CONSUMER) {
-        c = DeliveryConfirmer.start(transport, storeTx, s);
+        c = DeliveryConfirmer.start(transport, journal, s);
       }
     } catch (RuntimeException e) {
       closeQuietly(ch);
@@ -101,10 +102,10 @@ public final class TxProducer implements AutoCloseable {
     this.confirmer = c;
     LocalTransactions tx =
         b.transactions != null ? b.transactions : new JdbcLocalTransactions(b.dataSource);
-    this.sentRecorder = new SentRecorder(storeTx, s);
+    this.sentRecorder = new SentRecorder(journal, s);
     ImmediatePublisher publisher =
         new ImmediatePublisher(
-            channel, storeTx, sentRecorder, b.interceptor, metrics, observations);
+            channel, journal, sentRecorder, b.interceptor, metrics, observations);
     this.template =
         new DefaultTxMessageTemplate(
             s,
@@ -126,10 +127,10 @@ public final class TxProducer implements AutoCloseable {
         transport
             .drainGivenUp(
                 s.storeId(),
-                new GivenUpRepublisher(storeTx, reconciler, s, metrics),
+                new GivenUpRepublisher(journal, reconciler, s, metrics),
                 Duration.ofSeconds(5))
             .orElse(null);
-    this.scheduler = schedule(s, storeTx, metrics, b.gaugeInterval);
+    this.scheduler = schedule(s, journal, metrics, b.gaugeInterval);
     log.info("txmsg producer started {} transport={}", s, transport.name());
   }
 
@@ -189,7 +190,7 @@ public final class TxProducer implements AutoCloseable {
   }
 
   private ScheduledExecutorService schedule(
-      TxProducerSettings s, StoreTransactions storeTx, ProducerMetrics metrics, Duration gauges) {
+      TxProducerSettings s, Journal journal, ProducerMetrics metrics, Duration gauges) {
     if (!s.reconcilerEnabled() && !metrics.wantsJournalBacklog()) {
       return null;
     }
@@ -205,7 +206,7 @@ public final class TxProducer implements AutoCloseable {
       scheduler.scheduleWithFixedDelay(this::reconcileQuietly, every, every, TimeUnit.MILLISECONDS);
     }
     if (metrics.wantsJournalBacklog()) {
-      JournalGauges g = new JournalGauges(storeTx, metrics, s.allTopics());
+      JournalGauges g = new JournalGauges(journal, metrics, s.allTopics());
       scheduler.scheduleWithFixedDelay(g::refresh, 0, gauges.toMillis(), TimeUnit.MILLISECONDS);
     }
     return scheduler;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.txmsg.api.DeliveryMode;
 import io.txmsg.api.Envelope;
 import io.txmsg.api.TxMessage;
-import io.txmsg.store.JournalRow;
+import io.txmsg.store.journal.JournalRow;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.rocketmq.TopicType;

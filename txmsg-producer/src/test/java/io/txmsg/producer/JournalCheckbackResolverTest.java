@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.api.CheckbackRequest;
 import io.txmsg.api.Resolution;
-import io.txmsg.store.AttemptMapper;
-import io.txmsg.store.SchemaInstaller;
 import io.txmsg.store.TxmsgStore;
+import io.txmsg.store.journal.Attempts;
+import io.txmsg.store.schema.SchemaInstaller;
 import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.transport.BrokerConnection;
@@ -14,7 +14,6 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
-import org.apache.ibatis.session.SqlSession;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -43,6 +42,7 @@ class JournalCheckbackResolverTest {
               .fenceLockWait(Duration.ofMillis(300));
       JournalCheckbackResolver resolver =
           new JournalCheckbackResolver(db.dataSource(), store, settings);
+      Attempts attempts = new Attempts(db.dataSource(), store);
 
       assertThat(resolver.resolve(request("other-store", "a1", 9))).isEqualTo(Resolution.UNKNOWN);
       assertThat(resolver.resolve(request("s1", "a1", 1)))
@@ -51,11 +51,9 @@ class JournalCheckbackResolverTest {
 
       try (Connection holder = db.dataSource().getConnection()) {
         holder.setAutoCommit(false);
-        try (SqlSession s = store.session(holder)) {
-          s.getMapper(AttemptMapper.class).insert("a1", "evt-1", "s1", "COMMITTED");
-          assertThat(resolver.resolve(request("s1", "a1", 5))).isEqualTo(Resolution.UNKNOWN);
-          holder.commit();
-        }
+        attempts.insertCommitted(holder, "a1", "evt-1", "s1");
+        assertThat(resolver.resolve(request("s1", "a1", 5))).isEqualTo(Resolution.UNKNOWN);
+        holder.commit();
       }
       assertThat(resolver.resolve(request("s1", "a1", 5))).isEqualTo(Resolution.COMMIT);
 
@@ -63,16 +61,14 @@ class JournalCheckbackResolverTest {
       assertThat(resolver.resolve(request("s1", "a2", 5))).isEqualTo(Resolution.ROLLBACK);
       try (Connection late = db.dataSource().getConnection()) {
         late.setAutoCommit(false);
-        try (SqlSession s = store.session(late)) {
-          Exception failed = null;
-          try {
-            s.getMapper(AttemptMapper.class).insert("a2", "evt-1", "s1", "COMMITTED");
-          } catch (Exception e) {
-            failed = e;
-          }
-          assertThat(failed).as("the fenced attempt can never commit").isNotNull();
-          late.rollback();
+        Exception failed = null;
+        try {
+          attempts.insertCommitted(late, "a2", "evt-1", "s1");
+        } catch (Exception e) {
+          failed = e;
         }
+        assertThat(failed).as("the fenced attempt can never commit").isNotNull();
+        late.rollback();
       }
     }
   }

@@ -5,8 +5,8 @@ import io.txmsg.api.Envelope;
 import io.txmsg.api.ProducerInterceptor;
 import io.txmsg.api.TransactionalBusinessAction;
 import io.txmsg.api.TxMessage;
-import io.txmsg.store.JournalMapper;
-import io.txmsg.store.JournalRow;
+import io.txmsg.store.journal.Journal;
+import io.txmsg.store.journal.JournalRow;
 import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
@@ -28,7 +28,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-import org.apache.ibatis.session.SqlSession;
 
 /**
  * One database, one topic, a started TxProducer on a transport, and an independent observer
@@ -165,10 +164,7 @@ final class ProducerHarness implements AutoCloseable {
   }
 
   JournalRow journal(String eventId) throws Exception {
-    try (Connection c = db.dataSource().getConnection();
-        SqlSession s = txmsg.store().session(c)) {
-      return s.getMapper(JournalMapper.class).findById(eventId);
-    }
+    return new Journal(db.dataSource(), txmsg.store()).find(eventId);
   }
 
   String attemptState(String attemptId) throws Exception {

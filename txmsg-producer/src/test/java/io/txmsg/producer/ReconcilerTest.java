@@ -10,8 +10,8 @@ import io.txmsg.api.DeliveryConfirmation;
 import io.txmsg.api.ProducerInterceptor;
 import io.txmsg.api.Resolution;
 import io.txmsg.api.TxMessage;
-import io.txmsg.store.JournalMapper;
-import io.txmsg.store.JournalRow;
+import io.txmsg.store.journal.Journal;
+import io.txmsg.store.journal.JournalRow;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.transport.TestTransport;
@@ -28,7 +28,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.apache.ibatis.session.SqlSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -344,16 +343,15 @@ class ReconcilerTest {
   private static List<String> insertDueRows(ProducerHarness h, String topic, int n)
       throws Exception {
     List<String> ids = new ArrayList<>();
+    Journal journal = new Journal(h.db.dataSource(), h.txmsg.store());
     try (Connection c = h.db.dataSource().getConnection()) {
       c.setAutoCommit(false);
-      try (SqlSession s = h.txmsg.store().session(c)) {
-        for (int i = 0; i < n; i++) {
-          JournalRow row = dueRow(h, topic);
-          s.getMapper(JournalMapper.class).insert(row, 0);
-          ids.add(row.getEventId());
-        }
-        c.commit();
+      for (int i = 0; i < n; i++) {
+        JournalRow row = dueRow(h, topic);
+        journal.insert(c, row, 0);
+        ids.add(row.getEventId());
       }
+      c.commit();
     }
     return ids;
   }
@@ -363,10 +361,8 @@ class ReconcilerTest {
     JournalRow row = dueRow(h, topic);
     try (Connection c = h.db.dataSource().getConnection()) {
       c.setAutoCommit(false);
-      try (SqlSession s = h.txmsg.store().session(c)) {
-        s.getMapper(JournalMapper.class).insert(row, 0);
-        c.commit();
-      }
+      new Journal(h.db.dataSource(), h.txmsg.store()).insert(c, row, 0);
+      c.commit();
     }
     return row.getEventId();
   }

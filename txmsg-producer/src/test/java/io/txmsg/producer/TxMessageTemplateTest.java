@@ -13,7 +13,7 @@ import io.txmsg.api.ProducerInterceptor;
 import io.txmsg.api.TransactionRolledBackException;
 import io.txmsg.api.TxMessage;
 import io.txmsg.api.TxResult;
-import io.txmsg.store.JournalRow;
+import io.txmsg.store.journal.JournalRow;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.transport.TestTransport;
 import java.sql.SQLException;

@@ -3,7 +3,7 @@ package io.txmsg.reliability;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.consumer.TxConsumers;
-import io.txmsg.store.ParkReason;
+import io.txmsg.store.consume.ParkReason;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.transport.TestTransport;
 import java.time.Duration;

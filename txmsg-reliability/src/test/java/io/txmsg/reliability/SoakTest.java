@@ -2,8 +2,8 @@ package io.txmsg.reliability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.txmsg.store.Archiver;
 import io.txmsg.store.TxmsgStore;
+import io.txmsg.store.archive.Archiver;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.transport.TestTransport;
 import java.nio.charset.StandardCharsets;

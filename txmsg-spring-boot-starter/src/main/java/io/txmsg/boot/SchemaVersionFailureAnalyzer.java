@@ -1,7 +1,7 @@
 package io.txmsg.boot;
 
-import io.txmsg.store.SchemaStatus;
-import io.txmsg.store.SchemaVersionException;
+import io.txmsg.store.schema.SchemaStatus;
+import io.txmsg.store.schema.SchemaVersionException;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 

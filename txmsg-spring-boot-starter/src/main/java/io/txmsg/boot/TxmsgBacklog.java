@@ -1,12 +1,13 @@
 package io.txmsg.boot;
 
-import io.txmsg.store.JournalStatus;
-import io.txmsg.store.StoreTransactions;
 import io.txmsg.store.TxmsgStore;
+import io.txmsg.store.journal.JournalStatus;
 import io.txmsg.store.ops.JournalCount;
 import io.txmsg.store.ops.JournalOldest;
-import io.txmsg.store.ops.OpsQueryMapper;
+import io.txmsg.store.ops.OpsQueries;
 import io.txmsg.store.ops.ParkedCount;
+import io.txmsg.store.tx.StoreTransactions;
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
@@ -15,7 +16,7 @@ import javax.sql.DataSource;
 
 /**
  * What the txmsg tables hold right now, read with the store's operator queries ({@link
- * OpsQueryMapper}): no SQL of its own, no payloads. Each query is a grouped count over the unsent
+ * OpsQueries}): no SQL of its own, no payloads. Each query is a grouped count over the unsent
  * journal rows or the parked dead letters, served by an index led by status: a check reads the
  * backlog, never the SENT rows that make up most of the table.
  *
@@ -38,13 +39,14 @@ record TxmsgBacklog(
 
   /** Reads the backlog in one short read-only transaction of its own. */
   static TxmsgBacklog read(DataSource dataSource, TxmsgStore store) throws Exception {
-    return new StoreTransactions(dataSource, store).run(OpsQueryMapper.class, TxmsgBacklog::of);
+    OpsQueries ops = new OpsQueries(store);
+    return new StoreTransactions(dataSource, store).run(c -> of(ops, c));
   }
 
-  private static TxmsgBacklog of(OpsQueryMapper ops) {
+  private static TxmsgBacklog of(OpsQueries ops, Connection connection) {
     long pending = 0;
     long dead = 0;
-    for (JournalCount c : ops.unfinishedJournalCounts()) {
+    for (JournalCount c : ops.unfinishedJournalCounts(connection)) {
       if (UNCONFIRMED.contains(c.getStatus())) {
         pending += c.getCount();
       } else if (JournalStatus.DEAD.name().equals(c.getStatus())) {
@@ -52,14 +54,14 @@ record TxmsgBacklog(
       }
     }
     Duration oldest = null;
-    for (JournalOldest o : ops.journalOldest()) {
+    for (JournalOldest o : ops.journalOldest(connection)) {
       if (o.getOldest() != null && o.getDbNow() != null) {
         Duration age = Duration.between(o.getOldest(), o.getDbNow());
         oldest = oldest == null || age.compareTo(oldest) > 0 ? age : oldest;
       }
     }
     Map<String, Long> byGroup = new TreeMap<>();
-    for (ParkedCount c : ops.parkedCounts()) {
+    for (ParkedCount c : ops.parkedCounts(connection)) {
       byGroup.put(c.getConsumerGroup(), c.getCount());
     }
     return new TxmsgBacklog(pending, oldest, dead, byGroup);

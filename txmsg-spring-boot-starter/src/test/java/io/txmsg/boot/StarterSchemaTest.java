@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.producer.TxProducer;
 import io.txmsg.store.Dialect;
-import io.txmsg.store.SchemaScripts;
-import io.txmsg.store.SchemaStatus;
-import io.txmsg.store.SchemaVersionException;
+import io.txmsg.store.schema.SchemaScripts;
+import io.txmsg.store.schema.SchemaStatus;
+import io.txmsg.store.schema.SchemaVersionException;
 import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.transport.InMemoryTransport;

@@ -3,7 +3,7 @@ package io.txmsg.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.consumer.TxConsumerSettings;
-import io.txmsg.store.TxmsgStore;
+import io.txmsg.store.schema.SchemaMigrator;
 import io.txmsg.transport.BrokerConnection;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -33,7 +33,7 @@ class TxmsgHealthTest {
   void emptyTablesAreUpWithZeroDetails() {
     runner.run(
         ctx -> {
-          TxmsgStore.open(ctx.getBean(DataSource.class), "txmsg_", true);
+          SchemaMigrator.open(ctx.getBean(DataSource.class), "txmsg_", true);
           Health h = health(ctx);
           assertThat(h.getStatus()).isEqualTo(Status.UP);
           assertThat(h.getDetails())
@@ -201,7 +201,7 @@ class TxmsgHealthTest {
    */
   private static void fill(AssertableApplicationContext ctx) {
     DataSource ds = ctx.getBean(DataSource.class);
-    TxmsgStore.open(ds, "txmsg_", true);
+    SchemaMigrator.open(ds, "txmsg_", true);
     JdbcTemplate jdbc = new JdbcTemplate(ds);
     journal(jdbc, "e1", "PENDING", 30);
     journal(jdbc, "e2", "RETRY", 1);

@@ -4,7 +4,7 @@ import io.txmsg.api.CheckbackResolver;
 import io.txmsg.api.PayloadHashes;
 import io.txmsg.api.Resolution;
 import io.txmsg.examples.events.PaymentEvents;
-import io.txmsg.store.JournalRow;
+import io.txmsg.store.journal.JournalRow;
 import io.txmsg.transport.BrokerConnection;
 import io.txmsg.transport.EnvelopeCodec;
 import io.txmsg.transport.ProducerChannel;

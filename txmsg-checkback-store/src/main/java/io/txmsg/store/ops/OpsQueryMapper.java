@@ -1,18 +1,18 @@
 package io.txmsg.store.ops;
 
-import io.txmsg.store.ConsumeLogRow;
-import io.txmsg.store.DeadLetterRow;
-import io.txmsg.store.JournalRow;
-import io.txmsg.store.ReplayRequestRow;
+import io.txmsg.store.consume.ConsumeLogRow;
+import io.txmsg.store.consume.DeadLetterRow;
+import io.txmsg.store.consume.ReplayRequestRow;
+import io.txmsg.store.journal.JournalRow;
 import java.util.List;
 import org.apache.ibatis.annotations.Param;
 
 /**
  * Read-only statements for operators (the CLI, dashboards): listings, counts and the rows an event
- * left in every table. SQL in {@code io/txmsg/store/mapper/OpsQueryMapper.xml}. Listings never read
- * payloads; the single-row reads do, and the caller decides whether to show them.
+ * left in every table. SQL in {@code OpsQueryMapper.xml}; run by {@link OpsQueries}. Listings never
+ * read payloads; the single-row reads do, and the caller decides whether to show them.
  */
-public interface OpsQueryMapper {
+interface OpsQueryMapper {
   /** Journal rows without their payload, ordered by (created_at, event_id). */
   List<JournalRow> listJournal(@Param("q") JournalQuery q);
 

@@ -1,8 +1,8 @@
 package io.txmsg.store.spring;
 
 import io.txmsg.api.TransactionRolledBackException;
-import io.txmsg.store.LocalTransactions;
-import io.txmsg.store.StatementFailures;
+import io.txmsg.store.tx.LocalTransactions;
+import io.txmsg.store.tx.StatementFailures;
 import java.sql.Connection;
 import javax.sql.DataSource;
 import org.springframework.jdbc.datasource.ConnectionHolder;

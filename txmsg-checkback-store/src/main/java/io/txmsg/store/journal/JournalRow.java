@@ -1,0 +1,315 @@
+package io.txmsg.store.journal;
+
+import io.txmsg.store.HeadersCodec;
+import io.txmsg.transport.EnvelopeSource;
+import java.time.Instant;
+import java.util.Map;
+
+/** One row of the journal table; column names in snake case map to these fields. */
+public class JournalRow implements EnvelopeSource {
+  private String eventId;
+  private String attemptId;
+  private String storeId;
+  private String aggregateType;
+  private String aggregateId;
+  private long aggregateVersion;
+  private String eventType;
+  private int eventVersion;
+  private String destination;
+  private String tag;
+  private String messageKey;
+  private String businessKey;
+  private byte[] payload;
+  private String payloadHash;
+  private String contentType;
+  private String headers;
+  private String status;
+  private String ownerToken;
+  private Instant leaseUntil;
+  private int retryCount;
+  private Instant nextRetryAt;
+  private int checkbackCount;
+  private Instant lastCheckbackAt;
+  private String brokerMessageId;
+  private String lastErrorCode;
+  private String lastErrorMessage;
+  private Instant createdAt;
+  private Instant sentAt;
+  private Instant updatedAt;
+  private PublishMode publishMode;
+  private String messageGroup;
+  private long republishAfterMillis;
+
+  public String getEventId() {
+    return eventId;
+  }
+
+  public void setEventId(String eventId) {
+    this.eventId = eventId;
+  }
+
+  public String getAttemptId() {
+    return attemptId;
+  }
+
+  public void setAttemptId(String attemptId) {
+    this.attemptId = attemptId;
+  }
+
+  public String getStoreId() {
+    return storeId;
+  }
+
+  public void setStoreId(String storeId) {
+    this.storeId = storeId;
+  }
+
+  public String getAggregateType() {
+    return aggregateType;
+  }
+
+  public void setAggregateType(String aggregateType) {
+    this.aggregateType = aggregateType;
+  }
+
+  public String getAggregateId() {
+    return aggregateId;
+  }
+
+  public void setAggregateId(String aggregateId) {
+    this.aggregateId = aggregateId;
+  }
+
+  public long getAggregateVersion() {
+    return aggregateVersion;
+  }
+
+  public void setAggregateVersion(long aggregateVersion) {
+    this.aggregateVersion = aggregateVersion;
+  }
+
+  public String getEventType() {
+    return eventType;
+  }
+
+  public void setEventType(String eventType) {
+    this.eventType = eventType;
+  }
+
+  public int getEventVersion() {
+    return eventVersion;
+  }
+
+  public void setEventVersion(int eventVersion) {
+    this.eventVersion = eventVersion;
+  }
+
+  public String getDestination() {
+    return destination;
+  }
+
+  public void setDestination(String destination) {
+    this.destination = destination;
+  }
+
+  public String getTag() {
+    return tag;
+  }
+
+  public void setTag(String tag) {
+    this.tag = tag;
+  }
+
+  public String getMessageKey() {
+    return messageKey;
+  }
+
+  public void setMessageKey(String messageKey) {
+    this.messageKey = messageKey;
+  }
+
+  public String getBusinessKey() {
+    return businessKey;
+  }
+
+  public void setBusinessKey(String businessKey) {
+    this.businessKey = businessKey;
+  }
+
+  public byte[] getPayload() {
+    return payload;
+  }
+
+  public void setPayload(byte[] payload) {
+    this.payload = payload;
+  }
+
+  public String getPayloadHash() {
+    return payloadHash;
+  }
+
+  public void setPayloadHash(String payloadHash) {
+    this.payloadHash = payloadHash;
+  }
+
+  public String getContentType() {
+    return contentType;
+  }
+
+  public void setContentType(String contentType) {
+    this.contentType = contentType;
+  }
+
+  /** The application headers decoded from the {@code headers} column. */
+  @Override
+  public Map<String, String> headerMap() {
+    return HeadersCodec.decode(headers);
+  }
+
+  public String getHeaders() {
+    return headers;
+  }
+
+  public void setHeaders(String headers) {
+    this.headers = headers;
+  }
+
+  public String getStatus() {
+    return status;
+  }
+
+  public void setStatus(String status) {
+    this.status = status;
+  }
+
+  public String getOwnerToken() {
+    return ownerToken;
+  }
+
+  public void setOwnerToken(String ownerToken) {
+    this.ownerToken = ownerToken;
+  }
+
+  public Instant getLeaseUntil() {
+    return leaseUntil;
+  }
+
+  public void setLeaseUntil(Instant leaseUntil) {
+    this.leaseUntil = leaseUntil;
+  }
+
+  public int getRetryCount() {
+    return retryCount;
+  }
+
+  public void setRetryCount(int retryCount) {
+    this.retryCount = retryCount;
+  }
+
+  public Instant getNextRetryAt() {
+    return nextRetryAt;
+  }
+
+  public void setNextRetryAt(Instant nextRetryAt) {
+    this.nextRetryAt = nextRetryAt;
+  }
+
+  public int getCheckbackCount() {
+    return checkbackCount;
+  }
+
+  public void setCheckbackCount(int checkbackCount) {
+    this.checkbackCount = checkbackCount;
+  }
+
+  public Instant getLastCheckbackAt() {
+    return lastCheckbackAt;
+  }
+
+  public void setLastCheckbackAt(Instant lastCheckbackAt) {
+    this.lastCheckbackAt = lastCheckbackAt;
+  }
+
+  public String getBrokerMessageId() {
+    return brokerMessageId;
+  }
+
+  public void setBrokerMessageId(String brokerMessageId) {
+    this.brokerMessageId = brokerMessageId;
+  }
+
+  public String getLastErrorCode() {
+    return lastErrorCode;
+  }
+
+  public void setLastErrorCode(String lastErrorCode) {
+    this.lastErrorCode = lastErrorCode;
+  }
+
+  public String getLastErrorMessage() {
+    return lastErrorMessage;
+  }
+
+  public void setLastErrorMessage(String lastErrorMessage) {
+    this.lastErrorMessage = lastErrorMessage;
+  }
+
+  public Instant getCreatedAt() {
+    return createdAt;
+  }
+
+  public void setCreatedAt(Instant createdAt) {
+    this.createdAt = createdAt;
+  }
+
+  public Instant getSentAt() {
+    return sentAt;
+  }
+
+  public void setSentAt(Instant sentAt) {
+    this.sentAt = sentAt;
+  }
+
+  public Instant getUpdatedAt() {
+    return updatedAt;
+  }
+
+  public void setUpdatedAt(Instant updatedAt) {
+    this.updatedAt = updatedAt;
+  }
+
+  /**
+   * How the row is (re)published. {@link PublishMode#HALF_MESSAGE} when never set: a writer that
+   * predates the OUTBOX mode inserts half-message rows without knowing this field.
+   */
+  public PublishMode getPublishMode() {
+    return publishMode == null ? PublishMode.HALF_MESSAGE : publishMode;
+  }
+
+  public void setPublishMode(PublishMode publishMode) {
+    this.publishMode = publishMode;
+  }
+
+  /** The FIFO message group; null for topics that are not FIFO. */
+  public String getMessageGroup() {
+    return messageGroup;
+  }
+
+  public void setMessageGroup(String messageGroup) {
+    this.messageGroup = messageGroup;
+  }
+
+  /**
+   * Insert only, not a column: the new row's {@code next_retry_at} is the database's clock plus
+   * this many milliseconds. It rides on the row so that the insert binds one bean whose property
+   * types MyBatis resolves once, when it parses the statement (docs/architecture.md, "Statement
+   * parameters").
+   */
+  public long getRepublishAfterMillis() {
+    return republishAfterMillis;
+  }
+
+  public void setRepublishAfterMillis(long republishAfterMillis) {
+    this.republishAfterMillis = republishAfterMillis;
+  }
+}

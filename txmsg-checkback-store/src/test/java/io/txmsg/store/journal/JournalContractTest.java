@@ -1,0 +1,331 @@
+package io.txmsg.store.journal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.txmsg.store.StoreFixtures;
+import io.txmsg.store.TablePrefix;
+import io.txmsg.store.TxmsgStore;
+import io.txmsg.store.schema.SchemaInstaller;
+import io.txmsg.store.tx.SqlStates;
+import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.TestDatabase;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.apache.ibatis.session.SqlSession;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The attempt and journal statements, the same contract on every enabled database (H2 by default;
+ * MariaDB and PG with -Dtxmsg.test.databases).
+ */
+class JournalContractTest {
+  private static final String DB = "io.txmsg.testkit.db.TestDatabases#enabled";
+
+  private static TxmsgStore install(DatabaseFixture db) {
+    assertThat(SchemaInstaller.installIfMissing(db.dataSource(), "txmsg_")).isTrue();
+    assertThat(SchemaInstaller.installIfMissing(db.dataSource(), "txmsg_")).isFalse();
+    return TxmsgStore.detect(db.dataSource(), "txmsg_");
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void duplicateAttemptKeyIsRecognisedBySqlStateClass23(TestDatabase kind) throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      TxmsgStore store = install(db);
+      inTx(
+          db.dataSource(),
+          store,
+          s -> s.getMapper(AttemptMapper.class).insert("a1", "e1", "s", "COMMITTED"));
+      assertThatThrownBy(
+              () ->
+                  inTx(
+                      db.dataSource(),
+                      store,
+                      s -> s.getMapper(AttemptMapper.class).insert("a1", "e1", "s", "FENCED")))
+          .satisfies(e -> assertThat(SqlStates.isDuplicateKey(e)).isTrue());
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void fenceInsertWinsWhenNoAttemptRowExists(TestDatabase kind) throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      TxmsgStore store = install(db);
+      Attempts writer = new Attempts(db.dataSource(), store);
+      AttemptInsert r = writer.insert("a1", "e1", "s", AttemptState.FENCED, Duration.ofMillis(500));
+      assertThat(r.outcome()).isEqualTo(AttemptInsert.Outcome.INSERTED);
+      assertThat(writer.read("a1")).isEqualTo(AttemptState.FENCED);
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void fenceAnswersLockedWhileTheAttemptTransactionHoldsTheKeyThenSeesItsCommit(TestDatabase kind)
+      throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      TxmsgStore store = install(db);
+      Attempts writer = new Attempts(db.dataSource(), store);
+      try (Connection holder = db.dataSource().getConnection()) {
+        holder.setAutoCommit(false);
+        try (SqlSession s = store.session(holder)) {
+          s.getMapper(AttemptMapper.class).insert("a1", "e1", "s", "COMMITTED");
+          AttemptInsert r =
+              writer.insert("a1", "e1", "s", AttemptState.FENCED, Duration.ofMillis(300));
+          assertThat(r.outcome()).isEqualTo(AttemptInsert.Outcome.LOCKED);
+          holder.commit();
+        }
+      }
+      AttemptInsert after =
+          writer.insert("a1", "e1", "s", AttemptState.FENCED, Duration.ofMillis(300));
+      assertThat(after.outcome()).isEqualTo(AttemptInsert.Outcome.EXISTS);
+      assertThat(after.existingState()).isEqualTo(AttemptState.COMMITTED);
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void fenceWinsAfterTheHolderRollsBack(TestDatabase kind) throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      TxmsgStore store = install(db);
+      Attempts writer = new Attempts(db.dataSource(), store);
+      try (Connection holder = db.dataSource().getConnection()) {
+        holder.setAutoCommit(false);
+        try (SqlSession s = store.session(holder)) {
+          s.getMapper(AttemptMapper.class).insert("a1", "e1", "s", "COMMITTED");
+          holder.rollback();
+        }
+      }
+      assertThat(
+              writer.insert("a1", "e1", "s", AttemptState.FENCED, Duration.ofMillis(300)).outcome())
+          .isEqualTo(AttemptInsert.Outcome.INSERTED);
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void journalRowRoundTripsAndDueRowsAreClaimedOncePerToken(TestDatabase kind) throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      TxmsgStore store = install(db);
+      JournalRow row = row("e1");
+      inTx(db.dataSource(), store, s -> s.getMapper(JournalMapper.class).insert(row, 0));
+      JournalRow read = find(db, store, m -> m.findById("e1"));
+      assertThat(read.getStatus()).isEqualTo("PENDING");
+      assertThat(read.getPayload()).containsExactly(1, 2, 3);
+      assertThat(read.getHeaders()).isEqualTo("{\"k\":\"v\"}");
+      assertThat(read.getCreatedAt()).isNotNull();
+      assertThat(read.getNextRetryAt()).isNotNull();
+
+      List<String> due =
+          dueRows(db, store, m -> m.selectDue("s", 10).stream().map(DueRow::getEventId).toList());
+      assertThat(due).containsExactly("e1");
+      int first = count(db, store, m -> m.claim("e1", "t1", 60_000));
+      int second = count(db, store, m -> m.claim("e1", "t2", 60_000));
+      assertThat(first).isEqualTo(1);
+      assertThat(second).isZero();
+      int wrongToken = count(db, store, m -> m.republishedAll(Map.of("e1", "m"), "t2", 60_000));
+      assertThat(wrongToken).isZero();
+      int rightToken = count(db, store, m -> m.republishedAll(Map.of("e1", "m"), "t1", 60_000));
+      assertThat(rightToken).isEqualTo(1);
+      assertThat(
+              dueRows(
+                  db, store, m -> m.selectDue("s", 10).stream().map(DueRow::getEventId).toList()))
+          .isEmpty();
+      int sent = count(db, store, m -> m.markSent(List.of("e1", "nope")));
+      assertThat(sent).isEqualTo(1);
+      assertThat(find(db, store, m -> m.findById("e1")).getStatus()).isEqualTo("SENT");
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void aBatchClaimReturnsItsRowsLeasedOldestFirstOneRowPerMessageGroupAndOnlyOnce(TestDatabase kind)
+      throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      TxmsgStore store = install(db);
+      JournalRow groupFirst = row("g1");
+      groupFirst.setMessageGroup("G");
+      groupFirst.setAggregateId("o-2");
+      JournalRow groupSecond = row("g2");
+      groupSecond.setMessageGroup("G");
+      groupSecond.setAggregateId("o-3");
+      inTx(
+          db.dataSource(),
+          store,
+          s -> {
+            JournalMapper m = s.getMapper(JournalMapper.class);
+            m.insert(row("c"), -1_000);
+            m.insert(row("a"), -5_000);
+            m.insert(groupSecond, -3_500);
+            m.insert(row("b"), -2_000);
+            m.insert(groupFirst, -4_000);
+            return m.insert(row("later"), 600_000);
+          });
+      JournalClaims claims = new JournalClaims(db.dataSource(), store, "s");
+
+      List<JournalRow> claimed = claims.claimDue("t", 60_000, 10);
+
+      // g2 shares g1's message group: one row of a group per batch.
+      assertThat(claimed).extracting(JournalRow::getEventId).containsExactly("a", "g1", "b", "c");
+      assertThat(claimed)
+          .allSatisfy(
+              r -> {
+                assertThat(r.getStatus()).isEqualTo("SENDING");
+                assertThat(r.getOwnerToken()).isEqualTo("t");
+                assertThat(r.getLeaseUntil()).isAfter(r.getNextRetryAt());
+                assertThat(r.getPayload()).containsExactly(1, 2, 3);
+              });
+      // Claimed rows are leased; g2 waits while g1 of its group is in flight; later is not due.
+      assertThat(claims.claimDue("u", 60_000, 10)).isEmpty();
+      assertThat(find(db, store, m -> m.findById("a")).getOwnerToken()).isEqualTo("t");
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void aStoreClaimsAndAgesOutOnlyItsOwnRowsWhenStoresShareTheTables(TestDatabase kind)
+      throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      TxmsgStore store = install(db);
+      JournalRow other = row("theirs");
+      other.setStoreId("billing");
+      inTx(db.dataSource(), store, s -> s.getMapper(JournalMapper.class).insert(row("ours"), 0));
+      inTx(db.dataSource(), store, s -> s.getMapper(JournalMapper.class).insert(other, 0));
+
+      List<JournalRow> claimed =
+          new JournalClaims(db.dataSource(), store, "s").claimDue("t", 60_000, 10);
+      assertThat(claimed).extracting(JournalRow::getEventId).containsExactly("ours");
+      assertThat(
+              dueRows(
+                  db,
+                  store,
+                  m -> m.selectDue("billing", 10).stream().map(DueRow::getEventId).toList()))
+          .containsExactly("theirs");
+
+      // Both rows RETRY and long past any retention: only the calling store's row goes DEAD.
+      count(db, store, m -> m.retry("ours", "t", 0, "X", "x"));
+      count(db, store, m -> m.claim("theirs", "u", 60_000));
+      count(db, store, m -> m.retry("theirs", "u", 0, "X", "x"));
+      Thread.sleep(20);
+      assertThat(count(db, store, m -> m.deadTooOld("s", 1))).isEqualTo(1);
+      assertThat(find(db, store, m -> m.findById("ours")).getStatus()).isEqualTo("DEAD");
+      assertThat(find(db, store, m -> m.findById("theirs")).getStatus()).isEqualTo("RETRY");
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void expiredLeaseIsTakenOverAndTheOldOwnersUpdateIsRefused(TestDatabase kind) throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      TxmsgStore store = install(db);
+      inTx(db.dataSource(), store, s -> s.getMapper(JournalMapper.class).insert(row("e1"), 0));
+      assertThat(count(db, store, m -> m.claim("e1", "old", 1))).isEqualTo(1);
+      Thread.sleep(50);
+      assertThat(count(db, store, m -> m.claim("e1", "new", 60_000))).isEqualTo(1);
+      assertThat(count(db, store, m -> m.retry("e1", "old", 10, "X", "late"))).isZero();
+      assertThat(count(db, store, m -> m.dead("e1", "new", "TOPIC_NOT_FOUND", "m"))).isEqualTo(1);
+      JournalRow dead = find(db, store, m -> m.findById("e1"));
+      assertThat(dead.getStatus()).isEqualTo("DEAD");
+      assertThat(dead.getLastErrorCode()).isEqualTo("TOPIC_NOT_FOUND");
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void checkbackCountCountsOnlyTheCommittedAttemptsCheckbacks(TestDatabase kind) throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      TxmsgStore store = install(db);
+      JournalRow row = row("e1");
+      inTx(db.dataSource(), store, s -> s.getMapper(JournalMapper.class).insert(row, 0));
+      // A check-back of an earlier, dead attempt of the same eventId is not counted.
+      assertThat(count(db, store, m -> m.recordCheckback("e1", "dead-attempt"))).isZero();
+      assertThat(count(db, store, m -> m.recordCheckback("e1", row.getAttemptId()))).isEqualTo(1);
+      assertThat(count(db, store, m -> m.recordCheckback("e1", row.getAttemptId()))).isEqualTo(1);
+      JournalRow read = find(db, store, m -> m.findById("e1"));
+      assertThat(read.getCheckbackCount()).isEqualTo(2);
+      assertThat(read.getLastCheckbackAt()).isNotNull();
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void retryPushesNextRetryAtIntoTheFuture(TestDatabase kind) throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      TxmsgStore store = install(db);
+      inTx(db.dataSource(), store, s -> s.getMapper(JournalMapper.class).insert(row("e1"), 0));
+      count(db, store, m -> m.claim("e1", "t", 60_000));
+      assertThat(count(db, store, m -> m.retry("e1", "t", 60_000, "TIMEOUT", "x"))).isEqualTo(1);
+      JournalRow r = find(db, store, m -> m.findById("e1"));
+      assertThat(r.getStatus()).isEqualTo("RETRY");
+      assertThat(r.getRetryCount()).isEqualTo(1);
+      assertThat(r.getNextRetryAt()).isAfter(r.getCreatedAt().plusSeconds(30));
+      assertThat(
+              dueRows(
+                  db, store, m -> m.selectDue("s", 10).stream().map(DueRow::getEventId).toList()))
+          .isEmpty();
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource(DB)
+  void prefixIsValidatedAndUsed(TestDatabase kind) throws Exception {
+    assertThatThrownBy(() -> TablePrefix.validate("x; DROP TABLE y"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("tablePrefix");
+    try (DatabaseFixture db = kind.open()) {
+      assertThat(SchemaInstaller.installIfMissing(db.dataSource(), "billing_tx_")).isTrue();
+      TxmsgStore store = TxmsgStore.detect(db.dataSource(), "billing_tx_");
+      inTx(db.dataSource(), store, s -> s.getMapper(JournalMapper.class).insert(row("e1"), 0));
+      assertThat((long) count(db, store, m -> (int) m.countByStatus("PENDING"))).isEqualTo(1L);
+    }
+  }
+
+  private static JournalRow row(String eventId) {
+    return StoreFixtures.journalRow(eventId);
+  }
+
+  static int count(
+      DatabaseFixture db, TxmsgStore store, java.util.function.ToIntFunction<JournalMapper> f)
+      throws Exception {
+    Integer n = inTx(db.dataSource(), store, s -> f.applyAsInt(s.getMapper(JournalMapper.class)));
+    return n;
+  }
+
+  static List<String> dueRows(
+      DatabaseFixture db,
+      TxmsgStore store,
+      java.util.function.Function<JournalMapper, List<String>> f)
+      throws Exception {
+    return inTx(db.dataSource(), store, s -> f.apply(s.getMapper(JournalMapper.class)));
+  }
+
+  static JournalRow find(
+      DatabaseFixture db,
+      TxmsgStore store,
+      java.util.function.Function<JournalMapper, JournalRow> f)
+      throws Exception {
+    return inTx(db.dataSource(), store, s -> f.apply(s.getMapper(JournalMapper.class)));
+  }
+
+  interface Work<T> {
+    T run(SqlSession s) throws Exception;
+  }
+
+  static <T> T inTx(DataSource ds, TxmsgStore store, Work<T> work) throws Exception {
+    try (Connection c = ds.getConnection()) {
+      c.setAutoCommit(false);
+      try (SqlSession s = store.session(c)) {
+        T t = work.run(s);
+        c.commit();
+        return t;
+      } catch (Exception e) {
+        c.rollback();
+        throw e;
+      }
+    }
+  }
+}
