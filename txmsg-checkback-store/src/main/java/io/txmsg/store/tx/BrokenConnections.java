@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * applied (the reliability suite's H2 outage test). MariaDB and PostgreSQL report class 08 or
  * 57P01, which Hikari already evicts; checking costs one validation round trip, on failures only.
  */
-public final class BrokenConnections {
+final class BrokenConnections {
   private static final Logger log = LoggerFactory.getLogger(BrokenConnections.class);
 
   private static final boolean HIKARI_PRESENT = present("com.zaxxer.hikari.HikariDataSource");
@@ -30,7 +30,7 @@ public final class BrokenConnections {
    * failure involved the database and the connection no longer validates, evicts it from the pool
    * (HikariCP) or aborts it (other pools then drop it as closed). Never throws.
    */
-  public static void evictIfBroken(DataSource dataSource, Connection c, Throwable failure) {
+  static void evictIfBroken(DataSource dataSource, Connection c, Throwable failure) {
     if (!involvesSql(failure)) {
       return; // a business exception: the connection is fine
     }
