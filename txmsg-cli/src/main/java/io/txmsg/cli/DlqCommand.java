@@ -103,9 +103,9 @@ final class DlqCommand extends CommandGroup {
       DeadLetterQuery q =
           new DeadLetterQuery(
               group,
-              statuses.stream().map(Enum::name).toList(),
-              reasons.stream().map(Enum::name).toList(),
-              kind == null ? null : kind.name(),
+              statuses,
+              reasons,
+              kind,
               filter.eventType,
               filter.businessKey,
               filter.since == null || filter.since.ago() == null

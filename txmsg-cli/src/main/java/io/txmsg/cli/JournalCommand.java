@@ -32,11 +32,6 @@ import picocli.CommandLine.Parameters;
     })
 final class JournalCommand extends CommandGroup {
 
-  /** Statuses whose rows still wait for delivery confirmation: what a backlog alert watches. */
-  static final List<String> UNCONFIRMED =
-      List.of(
-          JournalStatus.PENDING.name(), JournalStatus.SENDING.name(), JournalStatus.RETRY.name());
-
   @Command(
       name = "list",
       description = "List journal rows, oldest first (keyset paging with --after).")
@@ -91,7 +86,7 @@ final class JournalCommand extends CommandGroup {
       }
       JournalQuery q =
           new JournalQuery(
-              statuses.stream().map(Enum::name).toList(),
+              statuses,
               destination,
               eventType,
               businessKey,
@@ -197,14 +192,14 @@ final class JournalCommand extends CommandGroup {
       List<JournalOldest> oldest = db.query(OpsQueries::journalOldest);
       Map<String, Long> byStatus = new TreeMap<>();
       for (JournalCount c : counts) {
-        byStatus.merge(c.getStatus(), c.getCount(), Long::sum);
+        byStatus.merge(c.getStatus().name(), c.getCount(), Long::sum);
       }
       Map<String, Duration> ages = new TreeMap<>();
       Duration oldestUnconfirmed = null;
       for (JournalOldest o : oldest) {
         if (o.getOldest() != null && o.getDbNow() != null) {
           Duration age = Duration.between(o.getOldest(), o.getDbNow());
-          ages.put(o.getStatus(), age);
+          ages.put(o.getStatus().name(), age);
           if (oldestUnconfirmed == null || age.compareTo(oldestUnconfirmed) > 0) {
             oldestUnconfirmed = age;
           }
@@ -316,7 +311,7 @@ final class JournalCommand extends CommandGroup {
                 String selector = "journal requeue ids=" + String.join(",", ids);
                 audit.setSelector(
                     selector.length() > 2000 ? selector.substring(0, 1997) + "..." : selector);
-                audit.setStatus(ReplayStatus.DONE.name());
+                audit.setStatus(ReplayStatus.DONE);
                 audit.setFinishedAt(java.time.Instant.now());
                 audit.setSelected(ids.size());
                 audit.setSucceeded(n);

@@ -215,7 +215,7 @@ final class ReplayCommand extends DbCommand {
     s.setUntil(instant(filter.until));
     s.setEventType(filter.eventType);
     s.setBusinessKey(filter.businessKey);
-    s.setReason(parkedReason == null ? null : parkedReason.name());
+    s.setReason(parkedReason);
     return s;
   }
 
@@ -239,8 +239,7 @@ final class ReplayCommand extends DbCommand {
     r.setMaxFailureRatio(maxFailureRatio);
     r.setDryRun(dryRun);
     r.setStatus(
-        (dryRun ? ReplayStatus.DRY_RUN : selected == 0 ? ReplayStatus.DONE : ReplayStatus.REQUESTED)
-            .name());
+        dryRun ? ReplayStatus.DRY_RUN : selected == 0 ? ReplayStatus.DONE : ReplayStatus.REQUESTED);
     r.setFinishedAt(dryRun || selected == 0 ? Instant.now() : null);
     r.setSelected(selected);
     return r;

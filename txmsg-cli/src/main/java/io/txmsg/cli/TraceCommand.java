@@ -205,7 +205,7 @@ final class TraceCommand extends DbCommand {
   }
 
   private static List<String> row(
-      String id, String source, String group, String status, Object time, String detail) {
+      String id, String source, String group, Object status, Object time, String detail) {
     return List.of(
         Output.cell(id, true),
         source,

@@ -127,7 +127,7 @@ final class ConsumePipeline {
       return parking.park(
           group,
           e,
-          ParkReason.TOO_OLD.name(),
+          ParkReason.TOO_OLD,
           null,
           "born "
               + e.originTime()
@@ -139,7 +139,7 @@ final class ConsumePipeline {
     try {
       payload = decodePayload(e, route);
     } catch (PayloadDecodingException ex) {
-      return parking.park(group, e, ParkReason.UNDECODABLE_PAYLOAD.name(), ex, null);
+      return parking.park(group, e, ParkReason.UNDECODABLE_PAYLOAD, ex, null);
     }
     return apply(group, e, route, payload, parkAt, null, false);
   }
@@ -325,7 +325,7 @@ final class ConsumePipeline {
     return parking.park(
         group,
         e,
-        ParkReason.GAP.name(),
+        ParkReason.GAP,
         null,
         "aggregate version "
             + e.aggregateVersion()
@@ -340,10 +340,10 @@ final class ConsumePipeline {
       throw new ReplayFailedException(cause, permanent);
     }
     if (permanent) {
-      return parking.park(group, e, ParkReason.PERMANENT_ERROR.name(), cause, null);
+      return parking.park(group, e, ParkReason.PERMANENT_ERROR, cause, null);
     }
     if (e.deliveryAttempt() >= parkAt) {
-      return parking.park(group, e, ParkReason.MAX_ATTEMPTS.name(), cause, null);
+      return parking.park(group, e, ParkReason.MAX_ATTEMPTS, cause, null);
     }
     log.info(
         "retry group={} eventId={} attempt={} of {}: {}",

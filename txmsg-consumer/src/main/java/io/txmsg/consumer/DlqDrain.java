@@ -63,7 +63,7 @@ final class DlqDrain implements DeliveryHandler, AutoCloseable {
   @Override
   public Verdict onMessage(InboundMessage message) {
     IncomingEvent e;
-    String reason = ParkReason.BROKER_DLQ.name();
+    ParkReason reason = ParkReason.BROKER_DLQ;
     // Named from the group, not from message.topic(): over remoting a dead-lettered message still
     // carries its retry topic (%RETRY%<group>) there.
     String why = "the broker moved it to %DLQ%" + group + " after its last delivery attempt";
@@ -71,7 +71,7 @@ final class DlqDrain implements DeliveryHandler, AutoCloseable {
       e = EnvelopeCodec.decode(message);
     } catch (MalformedEventException m) {
       e = EnvelopeCodec.placeholder(message);
-      reason = m.reason();
+      reason = Parking.reasonOf(m);
       why = m.getMessage();
     }
     ConsumeOutcome outcome = parkPatiently(e, reason, why);
@@ -83,7 +83,7 @@ final class DlqDrain implements DeliveryHandler, AutoCloseable {
    * Parks, retrying a failed park (RETRY) with backoff until it holds, the drain closes, or {@link
    * #patience} ends.
    */
-  private ConsumeOutcome parkPatiently(IncomingEvent e, String reason, String why) {
+  private ConsumeOutcome parkPatiently(IncomingEvent e, ParkReason reason, String why) {
     long deadline = System.nanoTime() + patience.toNanos();
     long backoff = FIRST_BACKOFF_MILLIS;
     while (true) {

@@ -129,7 +129,8 @@ final class GroupConsumer implements DeliveryHandler, AutoCloseable {
       IncomingEvent p = EnvelopeCodec.placeholder(view);
       eventId = p.eventId();
       eventType = p.eventType();
-      outcome = pipeline.parking().park(config.name(), p, m.reason(), null, m.getMessage());
+      outcome =
+          pipeline.parking().park(config.name(), p, Parking.reasonOf(m), null, m.getMessage());
     } catch (RuntimeException | Error unexpected) {
       // A bug, not a verdict: log it loudly and let the broker redeliver.
       log.error(
@@ -166,7 +167,7 @@ final class GroupConsumer implements DeliveryHandler, AutoCloseable {
           .park(
               config.name(),
               e,
-              ParkReason.NO_HANDLER.name(),
+              ParkReason.NO_HANDLER,
               null,
               "no handler for event type "
                   + LogSafe.quote(e.eventType())

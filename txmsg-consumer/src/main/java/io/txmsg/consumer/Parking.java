@@ -13,6 +13,7 @@ import io.txmsg.store.consume.DeadLetterRow;
 import io.txmsg.store.consume.DeadLetters;
 import io.txmsg.store.consume.ParkReason;
 import io.txmsg.transport.IncomingEvent;
+import io.txmsg.transport.MalformedEventException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,10 +44,10 @@ final class Parking {
    *     the database could not record it (the broker redelivers, and the %DLQ% drain is the last
    *     resort)
    */
-  ConsumeOutcome park(String group, IncomingEvent e, String reason, Throwable error, String why) {
+  ConsumeOutcome park(
+      String group, IncomingEvent e, ParkReason reason, Throwable error, String why) {
     try {
-      if (!deadLetters.park(
-          deadLetter(group, e, DeadLetterKind.MESSAGE.name(), reason, error, why))) {
+      if (!deadLetters.park(deadLetter(group, e, DeadLetterKind.MESSAGE, reason, error, why))) {
         return resolveExisting(group, e); // the consume log already has the event
       }
       log.warn(
@@ -64,7 +65,7 @@ final class Parking {
               group,
               e.eventId(),
               e.eventType(),
-              reason,
+              reason.name(),
               truncate(
                   error == null || error.getMessage() == null ? why : error.getMessage(),
                   MAX_ERROR),
@@ -103,7 +104,7 @@ final class Parking {
           ex.toString());
       return ConsumeOutcome.RETRY;
     }
-    if (row == null || ConsumeStatus.PROCESSING.name().equals(row.getStatus())) {
+    if (row == null || row.getStatus() == ConsumeStatus.PROCESSING) {
       return ConsumeOutcome.RETRY; // the holder rolled back, or an archive raced us: try again
     }
     if (row.getRequestHash().equals(e.payloadHash())) {
@@ -128,8 +129,7 @@ final class Parking {
             + e.payloadHash();
     try {
       if (deadLetters.recordConflict(
-          deadLetter(
-              group, e, DeadLetterKind.CONFLICT.name(), ParkReason.CONFLICT.name(), null, why))) {
+          deadLetter(group, e, DeadLetterKind.CONFLICT, ParkReason.CONFLICT, null, why))) {
         log.error(
             "conflict group={} eventId={} {}",
             LogSafe.escape(group),
@@ -149,7 +149,12 @@ final class Parking {
   }
 
   static DeadLetterRow deadLetter(
-      String group, IncomingEvent e, String kind, String reason, Throwable error, String why) {
+      String group,
+      IncomingEvent e,
+      DeadLetterKind kind,
+      ParkReason reason,
+      Throwable error,
+      String why) {
     DeadLetterRow r = new DeadLetterRow();
     r.setConsumerGroup(group);
     r.setEventId(e.eventId());
@@ -171,6 +176,14 @@ final class Parking {
     r.setHeaders(HeadersCodec.encode(e.properties()));
     r.setOriginTime(e.originTime());
     return r;
+  }
+
+  /**
+   * The park reason of a message that is not an event: the envelope decoder names it as text (the
+   * transport does not depend on the store), one of {@link ParkReason}'s names.
+   */
+  static ParkReason reasonOf(MalformedEventException m) {
+    return ParkReason.valueOf(m.reason());
   }
 
   static String truncate(String s, int max) {

@@ -198,7 +198,7 @@ public final class TxConsumers implements AutoCloseable {
     } catch (MalformedEventException m) {
       return failedReplay(row, m, "parked message is not a valid event: " + m.getMessage());
     }
-    if (ParkReason.TOO_OLD.name().equals(row.getReason())) {
+    if (row.getReason() == ParkReason.TOO_OLD) {
       ReplayResult archived = discardIfArchived(row, replayRequestId);
       if (archived != null) {
         return archived;
@@ -264,7 +264,7 @@ public final class TxConsumers implements AutoCloseable {
               row.getConsumerGroup(),
               row.getEventId(),
               row.getEventType(),
-              row.getReason(),
+              row.getReason().name(),
               Parking.truncate(message, 1000),
               0));
     } catch (Exception e) {

@@ -15,8 +15,10 @@ import io.txmsg.producer.TxProducerSettings;
 import io.txmsg.store.TxmsgStore;
 import io.txmsg.store.consume.DeadLetterRow;
 import io.txmsg.store.consume.DeadLetters;
+import io.txmsg.store.consume.ParkReason;
 import io.txmsg.store.journal.Journal;
 import io.txmsg.store.journal.JournalRow;
+import io.txmsg.store.journal.JournalStatus;
 import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
@@ -241,21 +243,26 @@ class AuthenticatedBrokerTest {
         String direct = "direct-" + suffix;
         producer.template().execute(message(topic, direct), ctx -> null);
         await("applied " + direct, WAIT, () -> applied.getOrDefault(direct, 0) >= 1);
-        awaitDb("SENT " + direct, WAIT, () -> "SENT".equals(journal(journal, direct).getStatus()));
+        awaitDb(
+            "SENT " + direct,
+            WAIT,
+            () -> journal(journal, direct).getStatus() == JournalStatus.SENT);
 
         // the commit is withheld: the broker's check-back resolves it
         String checked = "checked-" + suffix;
         producer.template().execute(message(topic, checked), ctx -> null);
         await("applied " + checked, WAIT, () -> applied.getOrDefault(checked, 0) >= 1);
         awaitDb(
-            "SENT " + checked, WAIT, () -> "SENT".equals(journal(journal, checked).getStatus()));
+            "SENT " + checked,
+            WAIT,
+            () -> journal(journal, checked).getStatus() == JournalStatus.SENT);
 
         // a permanent failure is parked
         String bad = "bad-" + suffix;
         producer.template().execute(message(topic, bad), ctx -> null);
         awaitDb("parked " + bad, WAIT, () -> !deadLetters(deadLetters, group, bad).isEmpty());
         assertThat(deadLetters(deadLetters, group, bad).get(0).getReason())
-            .isEqualTo("PERMANENT_ERROR");
+            .isEqualTo(ParkReason.PERMANENT_ERROR);
 
         // every delivery fails while the consumer's database is down: the broker moves the event
         // to %DLQ%, the drain parks it (BROKER_DLQ) once the database is back
@@ -273,7 +280,8 @@ class AuthenticatedBrokerTest {
             dlq + " parked from %DLQ%",
             Duration.ofSeconds(60),
             () -> !deadLetters(deadLetters, group, dlq).isEmpty());
-        assertThat(deadLetters(deadLetters, group, dlq).get(0).getReason()).isEqualTo("BROKER_DLQ");
+        assertThat(deadLetters(deadLetters, group, dlq).get(0).getReason())
+            .isEqualTo(ParkReason.BROKER_DLQ);
 
         ConsumerHarness.quiet(Duration.ofSeconds(1));
         assertThat(applied).containsEntry(direct, 1).containsEntry(checked, 1);

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.txmsg.api.consumer.PermanentConsumeException;
 import io.txmsg.consumer.ConsumerHarness.Paid;
 import io.txmsg.store.consume.CommandRow;
+import io.txmsg.store.consume.CommandStatus;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.transport.TestTransport;
 import java.nio.charset.StandardCharsets;
@@ -72,8 +73,8 @@ class CommandOutboxTest {
           "both SMS done",
           WAIT,
           () ->
-              "DONE".equals(command(h, g, "n1", 1).getStatus())
-                  && "DONE".equals(command(h, g, "n2", 1).getStatus()));
+              command(h, g, "n1", 1).getStatus() == CommandStatus.DONE
+                  && command(h, g, "n2", 1).getStatus() == CommandStatus.DONE);
       ConsumerHarness.quiet(Duration.ofSeconds(1));
       assertThat(keysFromHandler).containsExactlyInAnyOrder(k1, k2);
       assertThat(calls).containsEntry(k1, 3).containsEntry(k2, 3);
@@ -81,9 +82,12 @@ class CommandOutboxTest {
       assertThat(command(h, g, "n1", 1).getAttempts()).isEqualTo(3);
       assertThat(storeCommands(h, g, "n1")).hasSize(1);
       CommandRow unknown = command(h, g, "n2", 2);
-      assertThat(unknown.getStatus()).isEqualTo("PARKED");
+      assertThat(unknown.getStatus()).isEqualTo(CommandStatus.PARKED);
       assertThat(unknown.getLastError()).contains("no executor");
-      awaitDb("rejected parked", WAIT, () -> "PARKED".equals(command(h, g, "n2", 3).getStatus()));
+      awaitDb(
+          "rejected parked",
+          WAIT,
+          () -> command(h, g, "n2", 3).getStatus() == CommandStatus.PARKED);
       assertThat(command(h, g, "n2", 3).getLastError()).contains("number blocked");
     }
   }

@@ -9,6 +9,7 @@ import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.api.consumer.ParkedEvent;
 import io.txmsg.api.consumer.PermanentConsumeException;
 import io.txmsg.consumer.ConsumerHarness.Paid;
+import io.txmsg.store.consume.ParkReason;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.transport.TestTransport;
 import java.time.Duration;
@@ -83,7 +84,7 @@ class ConsumeListenerTest {
       // The key the listener got finds the dead letter, with the same reason.
       assertThat(h.deadLetters(g, "frozen-1"))
           .singleElement()
-          .satisfies(d -> assertThat(d.getReason()).isEqualTo("PERMANENT_ERROR"));
+          .satisfies(d -> assertThat(d.getReason()).isEqualTo(ParkReason.PERMANENT_ERROR));
       assertThat(parked).noneMatch(p -> p.eventId().equals("good"));
     }
   }

@@ -11,6 +11,7 @@ import io.txmsg.store.TxmsgStore;
 import io.txmsg.store.consume.Commands;
 import io.txmsg.store.consume.ConsumeLog;
 import io.txmsg.store.consume.ConsumeLogRow;
+import io.txmsg.store.consume.ConsumeStatus;
 import io.txmsg.store.consume.DeadLetterRow;
 import io.txmsg.store.consume.DeadLetters;
 import io.txmsg.store.schema.SchemaInstaller;
@@ -325,7 +326,7 @@ final class ConsumerHarness implements AutoCloseable {
 
   void assertAppliedOnce(String group, String eventId) throws Exception {
     assertThat(credits(group, eventId)).as("credits of %s in %s", eventId, group).isEqualTo(1);
-    assertThat(consumeLog(group, eventId).getStatus()).isEqualTo("SUCCESS");
+    assertThat(consumeLog(group, eventId).getStatus()).isEqualTo(ConsumeStatus.SUCCESS);
   }
 
   @Override

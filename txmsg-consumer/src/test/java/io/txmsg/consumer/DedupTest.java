@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.consumer.ConsumerHarness.Paid;
+import io.txmsg.store.consume.DeadLetterKind;
 import io.txmsg.store.consume.DeadLetterRow;
+import io.txmsg.store.consume.ParkReason;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.transport.TestTransport;
 import java.time.Duration;
@@ -175,8 +177,8 @@ class DedupTest {
       await("conflicts seen", WAIT, () -> h.outcome(points, ConsumeOutcome.CONFLICT) == 2);
       List<DeadLetterRow> dl = h.deadLetters(points, "x1");
       assertThat(dl).hasSize(1); // keyed (group, eventId, hash): the redelivery adds nothing
-      assertThat(dl.get(0).getKind()).isEqualTo("CONFLICT");
-      assertThat(dl.get(0).getReason()).isEqualTo("CONFLICT");
+      assertThat(dl.get(0).getKind()).isEqualTo(DeadLetterKind.CONFLICT);
+      assertThat(dl.get(0).getReason()).isEqualTo(ParkReason.CONFLICT);
       assertThat(new String(dl.get(0).getPayload())).contains("999");
       assertThat(dl.get(0).getRequestHash())
           .isNotEqualTo(h.consumeLog(points, "x1").getRequestHash());

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.consumer.ConsumerHarness.Paid;
+import io.txmsg.store.consume.ParkReason;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.transport.TestTransport;
 import java.sql.SQLException;
@@ -64,7 +65,7 @@ class FailedStatementsTest {
       // The swallowed failure is the cause, classified like a thrown one (42: permanent).
       assertThat(h.deadLetters(points, "swallow-1"))
           .singleElement()
-          .satisfies(d -> assertThat(d.getReason()).isEqualTo("PERMANENT_ERROR"));
+          .satisfies(d -> assertThat(d.getReason()).isEqualTo(ParkReason.PERMANENT_ERROR));
     }
   }
 

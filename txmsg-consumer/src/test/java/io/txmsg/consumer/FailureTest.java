@@ -9,7 +9,10 @@ import io.txmsg.api.Envelope;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.api.consumer.PermanentConsumeException;
 import io.txmsg.consumer.ConsumerHarness.Paid;
+import io.txmsg.store.consume.ConsumeStatus;
 import io.txmsg.store.consume.DeadLetterRow;
+import io.txmsg.store.consume.DeadLetterStatus;
+import io.txmsg.store.consume.ParkReason;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.transport.TestTransport;
 import java.nio.charset.StandardCharsets;
@@ -84,16 +87,16 @@ class FailureTest {
       awaitDb("parked", WAIT, () -> !h.deadLetters(g, "pe1").isEmpty());
       ConsumerHarness.quiet(Duration.ofSeconds(2));
       DeadLetterRow dl = h.deadLetters(g, "pe1").get(0);
-      assertThat(dl.getReason()).isEqualTo("PERMANENT_ERROR");
+      assertThat(dl.getReason()).isEqualTo(ParkReason.PERMANENT_ERROR);
       assertThat(dl.getErrorClass()).isEqualTo(PermanentConsumeException.class.getName());
       assertThat(dl.getErrorMessage()).isEqualTo("account acct-p1 is closed");
       assertThat(dl.getAttempt()).isEqualTo(1);
-      assertThat(dl.getStatus()).isEqualTo("PARKED");
+      assertThat(dl.getStatus()).isEqualTo(DeadLetterStatus.PARKED);
       assertThat(dl.getBusinessKey()).isEqualTo("order-p1");
       assertThat(dl.getTopic()).isEqualTo(h.topic);
       assertThat(dl.getBrokerMessageId()).isNotBlank();
       assertThat(dl.getHeaders()).contains("h_trace");
-      assertThat(h.consumeLog(g, "pe1").getStatus()).isEqualTo("PARKED");
+      assertThat(h.consumeLog(g, "pe1").getStatus()).isEqualTo(ConsumeStatus.PARKED);
       assertThat(h.credits(g, "pe1")).isZero();
       assertThat(calls.get()).isEqualTo(1);
     }
@@ -128,13 +131,13 @@ class FailureTest {
 
       awaitDb("good applied", WAIT, () -> h.credits(g, "good") == 1);
       await("four parked", WAIT, () -> h.outcome(g, ConsumeOutcome.PARKED) == 4);
-      assertThat(reason(h, g, "bad-json")).isEqualTo("UNDECODABLE_PAYLOAD");
+      assertThat(reason(h, g, "bad-json")).isEqualTo(ParkReason.UNDECODABLE_PAYLOAD);
       assertThat(h.deadLetters(g, "bad-json").get(0).getErrorMessage())
           .contains(Paid.class.getName());
-      assertThat(reason(h, g, "no-type")).isEqualTo("MALFORMED_ENVELOPE");
+      assertThat(reason(h, g, "no-type")).isEqualTo(ParkReason.MALFORMED_ENVELOPE);
       assertThat(h.deadLetters(g, "no-type").get(0).getErrorMessage())
           .contains(Envelope.EVENT_TYPE);
-      assertThat(reason(h, g, "tampered")).isEqualTo("PAYLOAD_HASH_MISMATCH");
+      assertThat(reason(h, g, "tampered")).isEqualTo(ParkReason.PAYLOAD_HASH_MISMATCH);
       assertThat(
               h.count(
                   "SELECT COUNT(*) FROM txmsg_dead_letter WHERE event_id LIKE 'msg:%' AND reason = 'MALFORMED_ENVELOPE'"))
@@ -143,7 +146,7 @@ class FailureTest {
     }
   }
 
-  private static String reason(ConsumerHarness h, String g, String eventId) throws Exception {
+  private static ParkReason reason(ConsumerHarness h, String g, String eventId) throws Exception {
     List<DeadLetterRow> dl = h.deadLetters(g, eventId);
     assertThat(dl).as("dead letters of %s", eventId).hasSize(1);
     return dl.get(0).getReason();
@@ -169,7 +172,7 @@ class FailureTest {
       h.send(ConsumerHarness.envelope("hb1", "Heartbeat", "Node", "n1", 1, body), body);
       awaitDb("parked NO_HANDLER", WAIT, () -> !h.deadLetters(g, "r1").isEmpty());
       DeadLetterRow dl = h.deadLetters(g, "r1").get(0);
-      assertThat(dl.getReason()).isEqualTo("NO_HANDLER");
+      assertThat(dl.getReason()).isEqualTo(ParkReason.NO_HANDLER);
       assertThat(dl.getAttempt()).isEqualTo(3);
       assertThat(h.outcome(g, ConsumeOutcome.RETRY)).isEqualTo(2);
       assertThat(h.outcome(g, ConsumeOutcome.IGNORED)).isEqualTo(1);
@@ -231,7 +234,7 @@ class FailureTest {
             id + " parked from %DLQ%",
             Duration.ofSeconds(60),
             () -> !h.deadLetters(g, id).isEmpty());
-        assertThat(h.deadLetters(g, id).get(0).getReason()).isEqualTo("BROKER_DLQ");
+        assertThat(h.deadLetters(g, id).get(0).getReason()).isEqualTo(ParkReason.BROKER_DLQ);
         assertThat(c.replay(g, id, "replay-1").status()).isEqualTo(ReplayResult.Status.REPLAYED);
       }
       ConsumerHarness.quiet(Duration.ofSeconds(1));

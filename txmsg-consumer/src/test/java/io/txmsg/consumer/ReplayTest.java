@@ -6,7 +6,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.api.consumer.PermanentConsumeException;
 import io.txmsg.consumer.ConsumerHarness.Paid;
+import io.txmsg.store.consume.ConsumeStatus;
 import io.txmsg.store.consume.DeadLetterRow;
+import io.txmsg.store.consume.DeadLetterStatus;
+import io.txmsg.store.consume.ParkReason;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.transport.TestTransport;
 import java.time.Duration;
@@ -68,7 +71,7 @@ class ReplayTest {
       h.assertAppliedOnce(g, "r1");
       assertThat(applied.get()).isEqualTo(1);
       DeadLetterRow dl = h.deadLetters(g, "r1").get(0);
-      assertThat(dl.getStatus()).isEqualTo("REPLAYED");
+      assertThat(dl.getStatus()).isEqualTo(DeadLetterStatus.REPLAYED);
       assertThat(dl.getReplayRequestId()).isEqualTo("req-1");
       assertThat(c.replay(g, "r1", "req-2").status()).isEqualTo(ReplayResult.Status.NOT_REPLAYABLE);
       assertThat(h.credits(g, "r1")).isEqualTo(1);
@@ -104,9 +107,9 @@ class ReplayTest {
       ReplayResult r = c.replay(g, "f1", "req-1");
       assertThat(r.status()).isEqualTo(ReplayResult.Status.FAILED);
       DeadLetterRow dl = h.deadLetters(g, "f1").get(0);
-      assertThat(dl.getStatus()).isEqualTo("PARKED");
+      assertThat(dl.getStatus()).isEqualTo(DeadLetterStatus.PARKED);
       assertThat(dl.getErrorMessage()).contains("still broken 2");
-      assertThat(h.consumeLog(g, "f1").getStatus()).isEqualTo("PARKED");
+      assertThat(h.consumeLog(g, "f1").getStatus()).isEqualTo(ConsumeStatus.PARKED);
       assertThat(h.credits(g, "f1")).isZero();
     }
   }
@@ -147,7 +150,7 @@ class ReplayTest {
           () -> "both parked TOO_OLD; outcomes " + h.outcomesOf("old-new", "old-dup"),
           WAIT,
           () -> !h.deadLetters(g, "old-new").isEmpty() && !h.deadLetters(g, "old-dup").isEmpty());
-      assertThat(h.deadLetters(g, "old-new").get(0).getReason()).isEqualTo("TOO_OLD");
+      assertThat(h.deadLetters(g, "old-new").get(0).getReason()).isEqualTo(ParkReason.TOO_OLD);
       assertThat(runs.get()).isZero();
       // old-dup was applied long ago: its consume-log row is in the archive.
       String hash = h.deadLetters(g, "old-dup").get(0).getRequestHash();
@@ -163,7 +166,8 @@ class ReplayTest {
         ps.executeUpdate();
       }
       assertThat(c.replay(g, "old-dup", "req-1").status()).isEqualTo(ReplayResult.Status.DUPLICATE);
-      assertThat(h.deadLetters(g, "old-dup").get(0).getStatus()).isEqualTo("DISCARDED");
+      assertThat(h.deadLetters(g, "old-dup").get(0).getStatus())
+          .isEqualTo(DeadLetterStatus.DISCARDED);
       assertThat(c.replay(g, "old-new", "req-1").status()).isEqualTo(ReplayResult.Status.REPLAYED);
       assertThat(runs.get()).isEqualTo(1);
       h.assertAppliedOnce(g, "old-new");

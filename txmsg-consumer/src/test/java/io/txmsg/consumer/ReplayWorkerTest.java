@@ -4,11 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.txmsg.store.TxmsgStore;
+import io.txmsg.store.consume.DeadLetterKind;
 import io.txmsg.store.consume.DeadLetterRow;
 import io.txmsg.store.consume.DeadLetterSelector;
 import io.txmsg.store.consume.DeadLetters;
+import io.txmsg.store.consume.ParkReason;
 import io.txmsg.store.consume.ReplayRequestRow;
 import io.txmsg.store.consume.ReplayRequests;
+import io.txmsg.store.consume.ReplayStatus;
 import io.txmsg.store.schema.SchemaInstaller;
 import io.txmsg.store.tx.StoreTransactions;
 import io.txmsg.testkit.db.DatabaseFixture;
@@ -44,7 +47,7 @@ class ReplayWorkerTest {
                   new SimpleMeterRegistry()));
       assertThat(worker.runOnce()).isEqualTo(1);
       ReplayRequestRow r = tx.requests().find("req-ratio");
-      assertThat(r.getStatus()).isEqualTo("STOPPED");
+      assertThat(r.getStatus()).isEqualTo(ReplayStatus.STOPPED);
       assertThat(r.getStoppedReason()).isEqualTo("failure ratio 1/2 above 0.3");
       assertThat(r.getSucceeded()).isEqualTo(1);
       assertThat(r.getFailed()).isEqualTo(1);
@@ -83,7 +86,7 @@ class ReplayWorkerTest {
       assertThat(worker.runOnce()).isEqualTo(1);
       double seconds = (System.nanoTime() - start) / 1e9;
       ReplayRequestRow r = tx.requests().find("req-rate");
-      assertThat(r.getStatus()).isEqualTo("DONE");
+      assertThat(r.getStatus()).isEqualTo(ReplayStatus.DONE);
       assertThat(r.getSucceeded()).isEqualTo(10);
       // 10 events at 20/s: event k starts no earlier than k intervals after the worker began,
       // so the tenth starts at least 0.45 s after this test called it.
@@ -117,8 +120,8 @@ class ReplayWorkerTest {
         d.setConsumerGroup("g");
         d.setEventId(agg + "-" + v);
         d.setRequestHash("h".repeat(64));
-        d.setKind("MESSAGE");
-        d.setReason("PERMANENT_ERROR");
+        d.setKind(DeadLetterKind.MESSAGE);
+        d.setReason(ParkReason.PERMANENT_ERROR);
         d.setEventType("Paid");
         d.setAggregateType("Order");
         d.setAggregateId(agg);
@@ -139,7 +142,7 @@ class ReplayWorkerTest {
     r.setRatePerSecond(rate);
     r.setCanary(canary);
     r.setMaxFailureRatio(new BigDecimal(ratio));
-    r.setStatus("REQUESTED");
+    r.setStatus(ReplayStatus.REQUESTED);
     r.setSelected(10);
     DeadLetterSelector s = new DeadLetterSelector();
     s.setConsumerGroup("g");

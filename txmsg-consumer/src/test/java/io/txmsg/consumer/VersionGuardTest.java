@@ -8,6 +8,8 @@ import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.api.consumer.GapPolicy;
 import io.txmsg.api.consumer.VersionPolicy;
 import io.txmsg.consumer.ConsumerHarness.Paid;
+import io.txmsg.store.consume.ConsumeStatus;
+import io.txmsg.store.consume.ParkReason;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.transport.TestTransport;
 import java.sql.Connection;
@@ -82,7 +84,7 @@ class VersionGuardTest {
       h.sendPaid("v2", "o1", 2, 2);
       await("v2 skipped", WAIT, () -> h.outcome(g, ConsumeOutcome.STALE) == 1);
       assertThat(applied(h, "o1")).isEqualTo("1,3");
-      assertThat(h.consumeLog(g, "v2").getStatus()).isEqualTo("SKIPPED_STALE");
+      assertThat(h.consumeLog(g, "v2").getStatus()).isEqualTo(ConsumeStatus.SKIPPED_STALE);
       h.sendPaid("v2", "o1", 2, 2); // a redelivered stale event is a plain duplicate
       await("duplicate", WAIT, () -> h.outcome(g, ConsumeOutcome.DUPLICATE) == 1);
       assertThat(applied(h, "o1")).isEqualTo("1,3");
@@ -109,7 +111,7 @@ class VersionGuardTest {
       assertThat(applied(h, "o1")).isEqualTo("1");
       h.sendPaid("v2", "o1", 2, 2);
       awaitDb("2 then 3", WAIT, () -> "1,2,3".equals(applied(h, "o1")));
-      assertThat(h.consumeLog(g, "v3").getStatus()).isEqualTo("SUCCESS");
+      assertThat(h.consumeLog(g, "v3").getStatus()).isEqualTo(ConsumeStatus.SUCCESS);
       assertThat(h.consumeLog(g, "v3").getAttempt()).isGreaterThan(1);
       assertThat(h.outcome(g, ConsumeOutcome.STALE)).isZero();
     }
@@ -157,7 +159,7 @@ class VersionGuardTest {
               throw new IllegalStateException(e);
             }
           });
-      assertThat(h.deadLetters(parkGroup, "v3").get(0).getReason()).isEqualTo("GAP");
+      assertThat(h.deadLetters(parkGroup, "v3").get(0).getReason()).isEqualTo(ParkReason.GAP);
       h.sendPaid("v2", "o1", 2, 2); // late: stale for the group that applied 3
       await("v2 stale", WAIT, () -> h.outcome(applyGroup, ConsumeOutcome.STALE) == 1);
       assertThat(applied(h, "o1")).isEqualTo("1,3");

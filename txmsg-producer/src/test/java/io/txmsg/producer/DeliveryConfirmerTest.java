@@ -4,6 +4,7 @@ import static io.txmsg.producer.ProducerHarness.await;
 import static io.txmsg.producer.ProducerHarness.insertPayment;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.txmsg.store.journal.JournalStatus;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.rocketmq.TopicType;
@@ -63,7 +64,8 @@ class DeliveryConfirmerTest {
               "all %d rows SENT within 6 s of the last commit; still not SENT: %d",
               events, notSent(h))
           .isTrue();
-      assertThat(ids).allSatisfy(id -> assertThat(h.journalStatus("evt-" + id)).isEqualTo("SENT"));
+      assertThat(ids)
+          .allSatisfy(id -> assertThat(h.journalStatus("evt-" + id)).isEqualTo(JournalStatus.SENT));
     }
   }
 

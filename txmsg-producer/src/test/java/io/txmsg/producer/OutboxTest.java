@@ -15,6 +15,7 @@ import io.txmsg.api.ProducerInterceptor;
 import io.txmsg.api.TxMessage;
 import io.txmsg.api.TxResult;
 import io.txmsg.store.journal.JournalRow;
+import io.txmsg.store.journal.JournalStatus;
 import io.txmsg.store.journal.PublishMode;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
@@ -137,7 +138,8 @@ class OutboxTest {
       assertThat(r.halfCommitAcknowledged()).as("SEND_OK of the immediate send").isTrue();
       assertThat(r.publishedEventIds()).isEmpty();
       assertThat(h.paymentExists(id)).isTrue();
-      assertThat(await(Duration.ofSeconds(20), () -> "SENT".equals(h.journalStatus(eventId))))
+      assertThat(
+              await(Duration.ofSeconds(20), () -> h.journalStatus(eventId) == JournalStatus.SENT))
           .as("SENT by the batched SEND_OK record")
           .isTrue();
       JournalRow row = h.journal(eventId);
@@ -169,11 +171,12 @@ class OutboxTest {
       TxResult<Object> r = h.txmsg.template().execute(h.message(id, 3), pays(id, 3));
       String eventId = "evt-" + id;
       assertThat(r.halfCommitAcknowledged()).isFalse();
-      assertThat(h.journalStatus(eventId)).isEqualTo("PENDING");
+      assertThat(h.journalStatus(eventId)).isEqualTo(JournalStatus.PENDING);
       assertThat(await(DELIVERY, () -> h.deliveryCount(eventId) >= 1))
           .as("sent by the reconciler after publishAfter")
           .isTrue();
-      assertThat(await(Duration.ofSeconds(10), () -> "SENT".equals(h.journalStatus(eventId))))
+      assertThat(
+              await(Duration.ofSeconds(10), () -> h.journalStatus(eventId) == JournalStatus.SENT))
           .isTrue();
       Thread.sleep(2000);
       assertThat(h.deliveryCount(eventId)).isEqualTo(1);
@@ -226,7 +229,8 @@ class OutboxTest {
                     + queues(transport, h.topic, "observer-" + h.topic);
               })
           .isTrue();
-      assertThat(await(Duration.ofSeconds(10), () -> "SENT".equals(h.journalStatus(eventId))))
+      assertThat(
+              await(Duration.ofSeconds(10), () -> h.journalStatus(eventId) == JournalStatus.SENT))
           .isTrue();
       JournalRow row = h.journal(eventId);
       assertThat(failing[0].failed.get()).isEqualTo(2);
@@ -333,7 +337,7 @@ class OutboxTest {
         assertThat(
                 await(
                     DELIVERY,
-                    () -> extras.stream().allMatch(e -> "SENT".equals(h.journalStatus(e)))))
+                    () -> extras.stream().allMatch(e -> h.journalStatus(e) == JournalStatus.SENT)))
             .as(
                 () ->
                     mode
@@ -514,7 +518,9 @@ class OutboxTest {
             .as("the OUTBOX producer republishes the HALF_MESSAGE row")
             .isEqualTo(1);
         assertThat(await(DELIVERY, () -> h.deliveryCount("evt-" + half) >= 1)).isTrue();
-        assertThat(h.journalStatus("evt-" + half)).as("SEND_OK confirmation").isEqualTo("SENT");
+        assertThat(h.journalStatus("evt-" + half))
+            .as("SEND_OK confirmation")
+            .isEqualTo(JournalStatus.SENT);
 
         // A SEND row written in OUTBOX mode and never sent.
         String send = id();
@@ -528,7 +534,9 @@ class OutboxTest {
         assertThat(await(Duration.ofSeconds(20), () -> seenOnNormal.containsKey("out-" + send)))
             .isTrue();
         assertThat(
-                await(Duration.ofSeconds(20), () -> "SENT".equals(h.journalStatus("out-" + send))))
+                await(
+                    Duration.ofSeconds(20),
+                    () -> h.journalStatus("out-" + send) == JournalStatus.SENT))
             .as("confirmed by the HALF_MESSAGE store's confirm group (publishTopics)")
             .isTrue();
       }

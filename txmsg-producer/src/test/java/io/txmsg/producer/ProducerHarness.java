@@ -7,6 +7,7 @@ import io.txmsg.api.TransactionalBusinessAction;
 import io.txmsg.api.TxMessage;
 import io.txmsg.store.journal.Journal;
 import io.txmsg.store.journal.JournalRow;
+import io.txmsg.store.journal.JournalStatus;
 import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
@@ -211,7 +212,7 @@ final class ProducerHarness implements AutoCloseable {
     return condition.getAsBoolean();
   }
 
-  String journalStatus(String eventId) {
+  JournalStatus journalStatus(String eventId) {
     try {
       JournalRow r = journal(eventId);
       return r == null ? null : r.getStatus();

@@ -12,6 +12,7 @@ import io.txmsg.api.Resolution;
 import io.txmsg.api.TxMessage;
 import io.txmsg.store.journal.Journal;
 import io.txmsg.store.journal.JournalRow;
+import io.txmsg.store.journal.JournalStatus;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.transport.TestTransport;
@@ -109,7 +110,8 @@ class ReconcilerTest {
       } else {
         assertThat(h.journal(eventId).getLastErrorCode()).isNotEqualTo("BROKER_GAVE_UP");
       }
-      assertThat(await(Duration.ofSeconds(20), () -> "SENT".equals(h.journalStatus(eventId))))
+      assertThat(
+              await(Duration.ofSeconds(20), () -> h.journalStatus(eventId) == JournalStatus.SENT))
           .isTrue();
       Thread.sleep(2000);
       assertThat(h.deliveryCount(eventId)).isEqualTo(1);
@@ -151,7 +153,7 @@ class ReconcilerTest {
       Reconciler.Round round = r.runOnce();
       assertThat(round.dead()).isEqualTo(1);
       JournalRow row = h.journal(dead);
-      assertThat(row.getStatus()).isEqualTo("DEAD");
+      assertThat(row.getStatus()).isEqualTo(JournalStatus.DEAD);
       assertThat(row.getLastErrorCode()).isEqualTo("TOPIC_NOT_FOUND");
     }
   }
@@ -173,7 +175,7 @@ class ReconcilerTest {
       Reconciler r = h.txmsg.reconciler();
       assertThat(r.runOnce().retried()).isEqualTo(1);
       JournalRow first = h.journal(eventId);
-      assertThat(first.getStatus()).isEqualTo("RETRY");
+      assertThat(first.getStatus()).isEqualTo(JournalStatus.RETRY);
       assertThat(first.getRetryCount()).isEqualTo(1);
       await(
           Duration.ofSeconds(5),
@@ -235,7 +237,7 @@ class ReconcilerTest {
       Reconciler.Round round = h.txmsg.reconciler().runOnce();
       assertThat(round.republished()).isEqualTo(25);
       for (String id : ids) {
-        assertThat(await(Duration.ofSeconds(30), () -> "SENT".equals(h.journalStatus(id))))
+        assertThat(await(Duration.ofSeconds(30), () -> h.journalStatus(id) == JournalStatus.SENT))
             .as(id)
             .isTrue();
       }
@@ -283,7 +285,7 @@ class ReconcilerTest {
     Set<String> messageIds = new HashSet<>();
     for (String id : ids) {
       JournalRow row = h.journal(id);
-      assertThat(row.getStatus()).as(id).isEqualTo("SENT");
+      assertThat(row.getStatus()).as(id).isEqualTo(JournalStatus.SENT);
       assertThat(row.getOwnerToken()).as(id).isNull();
       assertThat(row.getBrokerMessageId()).as(id).isNotBlank();
       messageIds.add(row.getBrokerMessageId());
@@ -323,7 +325,7 @@ class ReconcilerTest {
                     .confirmation(DeliveryConfirmation.PROXY_ACK))) {
       List<String> ids = insertDueRows(h, h.topic, 40); // one commit: one tick sees them all
       for (String id : ids) {
-        assertThat(await(Duration.ofSeconds(30), () -> "SENT".equals(h.journalStatus(id))))
+        assertThat(await(Duration.ofSeconds(30), () -> h.journalStatus(id) == JournalStatus.SENT))
             .as(id)
             .isTrue();
       }

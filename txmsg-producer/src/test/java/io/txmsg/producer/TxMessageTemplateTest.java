@@ -14,6 +14,7 @@ import io.txmsg.api.TransactionRolledBackException;
 import io.txmsg.api.TxMessage;
 import io.txmsg.api.TxResult;
 import io.txmsg.store.journal.JournalRow;
+import io.txmsg.store.journal.JournalStatus;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.transport.TestTransport;
 import java.sql.SQLException;
@@ -112,7 +113,7 @@ class TxMessageTemplateTest {
     assertThat(r.alreadyCommitted()).isFalse();
     assertThat(h.paymentExists(id)).isTrue();
     String eventId = "evt-" + id;
-    assertThat(await(Duration.ofSeconds(20), () -> "SENT".equals(h.journalStatus(eventId))))
+    assertThat(await(Duration.ofSeconds(20), () -> h.journalStatus(eventId) == JournalStatus.SENT))
         .as("confirm consumer marks the row SENT")
         .isTrue();
     assertThat(await(Duration.ofSeconds(10), () -> h.deliveryCount(eventId) >= 1)).isTrue();

@@ -9,6 +9,7 @@ import io.txmsg.store.ops.ParkedCount;
 import io.txmsg.store.tx.StoreTransactions;
 import java.sql.Connection;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -28,9 +29,8 @@ import javax.sql.DataSource;
 record TxmsgBacklog(
     long pending, Duration oldestUnconfirmed, long dead, Map<String, Long> parkedByGroup) {
 
-  private static final Set<String> UNCONFIRMED =
-      Set.of(
-          JournalStatus.PENDING.name(), JournalStatus.SENDING.name(), JournalStatus.RETRY.name());
+  private static final Set<JournalStatus> UNCONFIRMED =
+      EnumSet.of(JournalStatus.PENDING, JournalStatus.SENDING, JournalStatus.RETRY);
 
   /** Total PARKED dead letters over all groups. */
   long parked() {
@@ -49,7 +49,7 @@ record TxmsgBacklog(
     for (JournalCount c : ops.unfinishedJournalCounts(connection)) {
       if (UNCONFIRMED.contains(c.getStatus())) {
         pending += c.getCount();
-      } else if (JournalStatus.DEAD.name().equals(c.getStatus())) {
+      } else if (c.getStatus() == JournalStatus.DEAD) {
         dead += c.getCount();
       }
     }

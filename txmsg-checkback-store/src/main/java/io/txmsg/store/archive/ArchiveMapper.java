@@ -69,7 +69,7 @@ interface ArchiveMapper {
       @Param("runId") String runId,
       @Param("operator") String operator,
       @Param("reason") String reason,
-      @Param("mode") String mode);
+      @Param("mode") Archiver.RunMode mode);
 
   /**
    * Adds a batch's rows to its run, in the batch's transaction.
@@ -82,7 +82,7 @@ interface ArchiveMapper {
   /** Ends a run: DONE, or FAILED with its error. */
   int finishRun(
       @Param("runId") String runId,
-      @Param("status") String status,
+      @Param("status") Archiver.RunStatus status,
       @Param("errorMessage") String errorMessage);
 
   /** The newest runs first (index archive_run_started_ix). */

@@ -11,8 +11,8 @@ public final class ArchiveRunRow {
   private String runId;
   private String operator;
   private String reason;
-  private String mode;
-  private String status;
+  private Archiver.RunMode mode;
+  private Archiver.RunStatus status;
   private long journalRows;
   private long consumeLogRows;
   private long attemptRows;
@@ -48,20 +48,20 @@ public final class ArchiveRunRow {
   }
 
   /** MOVE (to the *_archive tables) or DELETE. */
-  public String getMode() {
+  public Archiver.RunMode getMode() {
     return mode;
   }
 
-  public void setMode(String mode) {
+  public void setMode(Archiver.RunMode mode) {
     this.mode = mode;
   }
 
   /** RUNNING, DONE or FAILED ({@link Archiver.RunStatus}). */
-  public String getStatus() {
+  public Archiver.RunStatus getStatus() {
     return status;
   }
 
-  public void setStatus(String status) {
+  public void setStatus(Archiver.RunStatus status) {
     this.status = status;
   }
 

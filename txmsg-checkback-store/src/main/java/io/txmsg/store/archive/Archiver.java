@@ -61,6 +61,14 @@ public final class Archiver {
     }
   }
 
+  /** The {@code mode} of an {@code archive_run} row. */
+  public enum RunMode {
+    /** Copied to the {@code *_archive} tables, then deleted from the live ones. */
+    MOVE,
+    /** Deleted from the live tables without a copy. */
+    DELETE
+  }
+
   /** The {@code status} of an {@code archive_run} row. */
   public enum RunStatus {
     /** Started and not ended: still going, or the process died (its counts are what committed). */
@@ -219,7 +227,11 @@ public final class Archiver {
     transactions.run(
         ArchiveMapper.class,
         m -> {
-          m.insertRun(runId, audit.operator(), audit.reason(), policy.delete() ? "DELETE" : "MOVE");
+          m.insertRun(
+              runId,
+              audit.operator(),
+              audit.reason(),
+              policy.delete() ? RunMode.DELETE : RunMode.MOVE);
           return null;
         });
     List<TableResult> results = new ArrayList<>();
@@ -252,7 +264,7 @@ public final class Archiver {
   private void finish(String runId, RunStatus status, Throwable cause) throws Exception {
     String message = cause == null ? null : errorMessage(cause);
     try {
-      transactions.run(ArchiveMapper.class, m -> m.finishRun(runId, status.name(), message));
+      transactions.run(ArchiveMapper.class, m -> m.finishRun(runId, status, message));
     } catch (Exception e) {
       if (cause == null) {
         throw e;

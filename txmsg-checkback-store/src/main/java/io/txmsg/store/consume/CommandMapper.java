@@ -27,7 +27,7 @@ interface CommandMapper {
   int retry(
       @Param("commandId") String commandId,
       @Param("ownerToken") String ownerToken,
-      @Param("status") String status,
+      @Param("status") CommandStatus status,
       @Param("delayMillis") long delayMillis,
       @Param("error") String error);
 

@@ -10,7 +10,7 @@ public class CommandRow {
   private int seq;
   private String commandType;
   private byte[] payload;
-  private String status;
+  private CommandStatus status;
   private String ownerToken;
   private Instant leaseUntil;
   private int attempts;
@@ -67,11 +67,11 @@ public class CommandRow {
     this.payload = payload;
   }
 
-  public String getStatus() {
+  public CommandStatus getStatus() {
     return status;
   }
 
-  public void setStatus(String status) {
+  public void setStatus(CommandStatus status) {
     this.status = status;
   }
 

@@ -51,7 +51,7 @@ public final class Commands {
       throws Exception {
     transactions.run(
         CommandMapper.class,
-        m -> m.retry(commandId, ownerToken, CommandStatus.PENDING.name(), delayMillis, error));
+        m -> m.retry(commandId, ownerToken, CommandStatus.PENDING, delayMillis, error));
   }
 
   /** PARKED with the error: waits for an operator. */

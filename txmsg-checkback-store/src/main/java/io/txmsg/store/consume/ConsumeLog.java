@@ -44,7 +44,7 @@ public final class ConsumeLog {
           ConsumeLogMapper.class,
           m ->
               m.insertClaim(
-                  group, eventId, eventType, requestHash, ConsumeStatus.SUCCESS.name(), attempt));
+                  group, eventId, eventType, requestHash, ConsumeStatus.SUCCESS, attempt));
       return true;
     } catch (RuntimeException e) {
       if (SqlStates.isDuplicateKey(e)) {
@@ -78,7 +78,7 @@ public final class ConsumeLog {
     return store.on(
             c,
             ConsumeLogMapper.class,
-            m -> m.finish(group, eventId, claimed.name(), status.name(), resultRef, attempt))
+            m -> m.finish(group, eventId, claimed, status, resultRef, attempt))
         == 1;
   }
 

@@ -17,7 +17,7 @@ interface ConsumeLogMapper {
       @Param("eventId") String eventId,
       @Param("eventType") String eventType,
       @Param("requestHash") String requestHash,
-      @Param("status") String status,
+      @Param("status") ConsumeStatus status,
       @Param("attempt") int attempt);
 
   /** Parking in its own transaction: a PARKED row (duplicate key: re-read the existing row). */
@@ -36,8 +36,8 @@ interface ConsumeLogMapper {
   int finish(
       @Param("group") String group,
       @Param("eventId") String eventId,
-      @Param("claimed") String claimed,
-      @Param("status") String status,
+      @Param("claimed") ConsumeStatus claimed,
+      @Param("status") ConsumeStatus status,
       @Param("resultRef") String resultRef,
       @Param("attempt") int attempt);
 

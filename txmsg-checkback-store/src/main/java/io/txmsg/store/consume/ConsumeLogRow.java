@@ -8,7 +8,7 @@ public class ConsumeLogRow {
   private String eventId;
   private String eventType;
   private String requestHash;
-  private String status;
+  private ConsumeStatus status;
   private String resultRef;
   private int attempt;
   private Instant firstReceivedAt;
@@ -46,11 +46,11 @@ public class ConsumeLogRow {
     this.requestHash = requestHash;
   }
 
-  public String getStatus() {
+  public ConsumeStatus getStatus() {
     return status;
   }
 
-  public void setStatus(String status) {
+  public void setStatus(ConsumeStatus status) {
     this.status = status;
   }
 

@@ -7,9 +7,9 @@ public class DeadLetterRow {
   private String consumerGroup;
   private String eventId;
   private String requestHash;
-  private String kind;
-  private String status;
-  private String reason;
+  private DeadLetterKind kind;
+  private DeadLetterStatus status;
+  private ParkReason reason;
   private String businessKey;
   private String eventType;
   private String aggregateType;
@@ -51,27 +51,27 @@ public class DeadLetterRow {
     this.requestHash = requestHash;
   }
 
-  public String getKind() {
+  public DeadLetterKind getKind() {
     return kind;
   }
 
-  public void setKind(String kind) {
+  public void setKind(DeadLetterKind kind) {
     this.kind = kind;
   }
 
-  public String getStatus() {
+  public DeadLetterStatus getStatus() {
     return status;
   }
 
-  public void setStatus(String status) {
+  public void setStatus(DeadLetterStatus status) {
     this.status = status;
   }
 
-  public String getReason() {
+  public ParkReason getReason() {
     return reason;
   }
 
-  public void setReason(String reason) {
+  public void setReason(ParkReason reason) {
     this.reason = reason;
   }
 

@@ -10,7 +10,7 @@ public class DeadLetterSelector {
   private Instant until;
   private String eventType;
   private String businessKey;
-  private String reason;
+  private ParkReason reason;
 
   public String getConsumerGroup() {
     return consumerGroup;
@@ -60,11 +60,11 @@ public class DeadLetterSelector {
     this.businessKey = businessKey;
   }
 
-  public String getReason() {
+  public ParkReason getReason() {
     return reason;
   }
 
-  public void setReason(String reason) {
+  public void setReason(ParkReason reason) {
     this.reason = reason;
   }
 }

@@ -37,7 +37,7 @@ interface ReplayMapper {
 
   int finishRequest(
       @Param("requestId") String requestId,
-      @Param("status") String status,
+      @Param("status") ReplayStatus status,
       @Param("stoppedReason") String stoppedReason);
 
   /** After a stop or a failure, the rows not replayed go back to PARKED for a later request. */

@@ -14,7 +14,7 @@ public class ReplayRequestRow {
   private int canary;
   private BigDecimal maxFailureRatio;
   private boolean dryRun;
-  private String status;
+  private ReplayStatus status;
   private Instant requestedAt;
   private Instant finishedAt;
   private int selected;
@@ -94,11 +94,11 @@ public class ReplayRequestRow {
     this.dryRun = dryRun;
   }
 
-  public String getStatus() {
+  public ReplayStatus getStatus() {
     return status;
   }
 
-  public void setStatus(String status) {
+  public void setStatus(ReplayStatus status) {
     this.status = status;
   }
 

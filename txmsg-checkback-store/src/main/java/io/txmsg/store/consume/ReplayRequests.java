@@ -49,7 +49,7 @@ public final class ReplayRequests {
         ReplayMapper.class,
         m -> {
           m.releaseRemaining(requestId);
-          return m.finishRequest(requestId, status.name(), reason);
+          return m.finishRequest(requestId, status, reason);
         });
   }
 

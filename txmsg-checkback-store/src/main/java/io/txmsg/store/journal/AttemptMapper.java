@@ -8,7 +8,7 @@ interface AttemptMapper {
       @Param("attemptId") String attemptId,
       @Param("eventId") String eventId,
       @Param("storeId") String storeId,
-      @Param("state") String state);
+      @Param("state") AttemptState state);
 
   /**
    * The fencing insert with a bounded lock wait. On MariaDB the bound is part of the statement
@@ -19,12 +19,12 @@ interface AttemptMapper {
       @Param("attemptId") String attemptId,
       @Param("eventId") String eventId,
       @Param("storeId") String storeId,
-      @Param("state") String state,
+      @Param("state") AttemptState state,
       @Param("lockWaitMillis") long lockWaitMillis,
       @Param("lockWaitSeconds") double lockWaitSeconds);
 
-  String selectState(@Param("attemptId") String attemptId);
+  AttemptState selectState(@Param("attemptId") String attemptId);
 
   /** The pre-commit self-check: locks and reads this attempt's own row. */
-  String selectStateForUpdate(@Param("attemptId") String attemptId);
+  AttemptState selectStateForUpdate(@Param("attemptId") String attemptId);
 }

@@ -52,9 +52,7 @@ public final class Attempts {
    */
   public void insertCommitted(Connection c, String attemptId, String eventId, String storeId) {
     store.on(
-        c,
-        AttemptMapper.class,
-        m -> m.insert(attemptId, eventId, storeId, AttemptState.COMMITTED.name()));
+        c, AttemptMapper.class, m -> m.insert(attemptId, eventId, storeId, AttemptState.COMMITTED));
   }
 
   /**
@@ -63,7 +61,7 @@ public final class Attempts {
    * after a deadlock: the row is gone); throws on PostgreSQL's aborted transaction (25P02).
    */
   public AttemptState lockState(Connection c, String attemptId) {
-    return state(store.on(c, AttemptMapper.class, m -> m.selectStateForUpdate(attemptId)));
+    return store.on(c, AttemptMapper.class, m -> m.selectStateForUpdate(attemptId));
   }
 
   /**
@@ -84,7 +82,7 @@ public final class Attempts {
         Dialect.LockWait toRestore = null;
         try {
           toRestore = store.boundLockWait(c, ms);
-          m.insertWithLockWait(attemptId, eventId, storeId, state.name(), ms, ms / 1000.0);
+          m.insertWithLockWait(attemptId, eventId, storeId, state, ms, ms / 1000.0);
           c.commit();
           return AttemptInsert.inserted();
         } catch (RuntimeException e) {
@@ -92,9 +90,9 @@ public final class Attempts {
           if (SqlStates.isDuplicateKey(e)) {
             // A fresh transaction: PostgreSQL aborted the old one, and a MariaDB REPEATABLE READ
             // snapshot could hide the winner.
-            String found = m.selectState(attemptId);
+            AttemptState found = m.selectState(attemptId);
             c.commit();
-            return AttemptInsert.exists(state(found));
+            return AttemptInsert.exists(found);
           }
           if (SqlStates.isLockTimeout(e)) {
             return AttemptInsert.locked();
@@ -113,10 +111,6 @@ public final class Attempts {
 
   /** Reads an attempt's state in a short transaction of its own; null when there is no row. */
   public AttemptState read(String attemptId) throws Exception {
-    return state(transactions.run(AttemptMapper.class, m -> m.selectState(attemptId)));
-  }
-
-  private static AttemptState state(String s) {
-    return s == null ? null : AttemptState.valueOf(s);
+    return transactions.run(AttemptMapper.class, m -> m.selectState(attemptId));
   }
 }

@@ -158,7 +158,7 @@ interface JournalMapper {
   /** RETRY rows of {@code storeId} created before now − maxAgeMillis become DEAD (TOO_OLD). */
   int deadTooOld(@Param("storeId") String storeId, @Param("maxAgeMillis") long maxAgeMillis);
 
-  long countByStatus(@Param("status") String status);
+  long countByStatus(@Param("status") JournalStatus status);
 
   /**
    * DEAD → RETRY (due now) for the listed rows younger than {@code maxAgeMillis}; returns how many.

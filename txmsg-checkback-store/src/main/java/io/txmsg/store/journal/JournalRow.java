@@ -23,7 +23,7 @@ public class JournalRow implements EnvelopeSource {
   private String payloadHash;
   private String contentType;
   private String headers;
-  private String status;
+  private JournalStatus status;
   private String ownerToken;
   private Instant leaseUntil;
   private int retryCount;
@@ -174,11 +174,11 @@ public class JournalRow implements EnvelopeSource {
     this.headers = headers;
   }
 
-  public String getStatus() {
+  public JournalStatus getStatus() {
     return status;
   }
 
-  public void setStatus(String status) {
+  public void setStatus(JournalStatus status) {
     this.status = status;
   }
 

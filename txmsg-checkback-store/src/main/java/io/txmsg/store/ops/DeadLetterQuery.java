@@ -1,5 +1,8 @@
 package io.txmsg.store.ops;
 
+import io.txmsg.store.consume.DeadLetterKind;
+import io.txmsg.store.consume.DeadLetterStatus;
+import io.txmsg.store.consume.ParkReason;
 import java.time.Instant;
 import java.util.List;
 
@@ -13,9 +16,9 @@ import java.util.List;
  */
 public record DeadLetterQuery(
     String consumerGroup,
-    List<String> statuses,
-    List<String> reasons,
-    String kind,
+    List<DeadLetterStatus> statuses,
+    List<ParkReason> reasons,
+    DeadLetterKind kind,
     String eventType,
     String businessKey,
     Long sinceMillisAgo,

@@ -1,16 +1,18 @@
 package io.txmsg.store.ops;
 
+import io.txmsg.store.journal.JournalStatus;
+
 /** Number of journal rows for one (status, destination) pair. */
 public class JournalCount {
-  private String status;
+  private JournalStatus status;
   private String destination;
   private long count;
 
-  public String getStatus() {
+  public JournalStatus getStatus() {
     return status;
   }
 
-  public void setStatus(String status) {
+  public void setStatus(JournalStatus status) {
     this.status = status;
   }
 

@@ -1,5 +1,6 @@
 package io.txmsg.store.ops;
 
+import io.txmsg.store.journal.JournalStatus;
 import java.time.Instant;
 
 /**
@@ -7,15 +8,15 @@ import java.time.Instant;
  * in the same statement (ages are computed against the database clock, not the operator's).
  */
 public class JournalOldest {
-  private String status;
+  private JournalStatus status;
   private Instant oldest;
   private Instant dbNow;
 
-  public String getStatus() {
+  public JournalStatus getStatus() {
     return status;
   }
 
-  public void setStatus(String status) {
+  public void setStatus(JournalStatus status) {
     this.status = status;
   }
 

@@ -1,5 +1,6 @@
 package io.txmsg.store.ops;
 
+import io.txmsg.store.journal.JournalStatus;
 import java.util.List;
 
 /**
@@ -13,7 +14,7 @@ import java.util.List;
  * @param limit page size, at least 1
  */
 public record JournalQuery(
-    List<String> statuses,
+    List<JournalStatus> statuses,
     String destination,
     String eventType,
     String businessKey,

@@ -154,7 +154,7 @@ class ArchiverTest {
       List<ArchiveRunRow> runs = archiver.recentRuns(10);
       assertThat(runs).hasSize(1);
       ArchiveRunRow run = runs.get(0);
-      assertThat(run.getStatus()).isEqualTo("FAILED");
+      assertThat(run.getStatus()).isEqualTo(Archiver.RunStatus.FAILED);
       assertThat(run.getOperator()).isEqualTo("alice");
       assertThat(run.getReason()).isEqualTo("disk at 80 %");
       assertThat(run.getJournalRows()).isEqualTo(120);

@@ -40,13 +40,15 @@ class JournalContractTest {
       inTx(
           db.dataSource(),
           store,
-          s -> s.getMapper(AttemptMapper.class).insert("a1", "e1", "s", "COMMITTED"));
+          s -> s.getMapper(AttemptMapper.class).insert("a1", "e1", "s", AttemptState.COMMITTED));
       assertThatThrownBy(
               () ->
                   inTx(
                       db.dataSource(),
                       store,
-                      s -> s.getMapper(AttemptMapper.class).insert("a1", "e1", "s", "FENCED")))
+                      s ->
+                          s.getMapper(AttemptMapper.class)
+                              .insert("a1", "e1", "s", AttemptState.FENCED)))
           .satisfies(e -> assertThat(SqlStates.isDuplicateKey(e)).isTrue());
     }
   }
@@ -73,7 +75,7 @@ class JournalContractTest {
       try (Connection holder = db.dataSource().getConnection()) {
         holder.setAutoCommit(false);
         try (SqlSession s = store.session(holder)) {
-          s.getMapper(AttemptMapper.class).insert("a1", "e1", "s", "COMMITTED");
+          s.getMapper(AttemptMapper.class).insert("a1", "e1", "s", AttemptState.COMMITTED);
           AttemptInsert r =
               writer.insert("a1", "e1", "s", AttemptState.FENCED, Duration.ofMillis(300));
           assertThat(r.outcome()).isEqualTo(AttemptInsert.Outcome.LOCKED);
@@ -96,7 +98,7 @@ class JournalContractTest {
       try (Connection holder = db.dataSource().getConnection()) {
         holder.setAutoCommit(false);
         try (SqlSession s = store.session(holder)) {
-          s.getMapper(AttemptMapper.class).insert("a1", "e1", "s", "COMMITTED");
+          s.getMapper(AttemptMapper.class).insert("a1", "e1", "s", AttemptState.COMMITTED);
           holder.rollback();
         }
       }
@@ -114,7 +116,7 @@ class JournalContractTest {
       JournalRow row = row("e1");
       inTx(db.dataSource(), store, s -> s.getMapper(JournalMapper.class).insert(row, 0));
       JournalRow read = find(db, store, m -> m.findById("e1"));
-      assertThat(read.getStatus()).isEqualTo("PENDING");
+      assertThat(read.getStatus()).isEqualTo(JournalStatus.PENDING);
       assertThat(read.getPayload()).containsExactly(1, 2, 3);
       assertThat(read.getHeaders()).isEqualTo("{\"k\":\"v\"}");
       assertThat(read.getCreatedAt()).isNotNull();
@@ -137,7 +139,7 @@ class JournalContractTest {
           .isEmpty();
       int sent = count(db, store, m -> m.markSent(List.of("e1", "nope")));
       assertThat(sent).isEqualTo(1);
-      assertThat(find(db, store, m -> m.findById("e1")).getStatus()).isEqualTo("SENT");
+      assertThat(find(db, store, m -> m.findById("e1")).getStatus()).isEqualTo(JournalStatus.SENT);
     }
   }
 
@@ -174,7 +176,7 @@ class JournalContractTest {
       assertThat(claimed)
           .allSatisfy(
               r -> {
-                assertThat(r.getStatus()).isEqualTo("SENDING");
+                assertThat(r.getStatus()).isEqualTo(JournalStatus.SENDING);
                 assertThat(r.getOwnerToken()).isEqualTo("t");
                 assertThat(r.getLeaseUntil()).isAfter(r.getNextRetryAt());
                 assertThat(r.getPayload()).containsExactly(1, 2, 3);
@@ -212,8 +214,10 @@ class JournalContractTest {
       count(db, store, m -> m.retry("theirs", "u", 0, "X", "x"));
       Thread.sleep(20);
       assertThat(count(db, store, m -> m.deadTooOld("s", 1))).isEqualTo(1);
-      assertThat(find(db, store, m -> m.findById("ours")).getStatus()).isEqualTo("DEAD");
-      assertThat(find(db, store, m -> m.findById("theirs")).getStatus()).isEqualTo("RETRY");
+      assertThat(find(db, store, m -> m.findById("ours")).getStatus())
+          .isEqualTo(JournalStatus.DEAD);
+      assertThat(find(db, store, m -> m.findById("theirs")).getStatus())
+          .isEqualTo(JournalStatus.RETRY);
     }
   }
 
@@ -229,7 +233,7 @@ class JournalContractTest {
       assertThat(count(db, store, m -> m.retry("e1", "old", 10, "X", "late"))).isZero();
       assertThat(count(db, store, m -> m.dead("e1", "new", "TOPIC_NOT_FOUND", "m"))).isEqualTo(1);
       JournalRow dead = find(db, store, m -> m.findById("e1"));
-      assertThat(dead.getStatus()).isEqualTo("DEAD");
+      assertThat(dead.getStatus()).isEqualTo(JournalStatus.DEAD);
       assertThat(dead.getLastErrorCode()).isEqualTo("TOPIC_NOT_FOUND");
     }
   }
@@ -260,7 +264,7 @@ class JournalContractTest {
       count(db, store, m -> m.claim("e1", "t", 60_000));
       assertThat(count(db, store, m -> m.retry("e1", "t", 60_000, "TIMEOUT", "x"))).isEqualTo(1);
       JournalRow r = find(db, store, m -> m.findById("e1"));
-      assertThat(r.getStatus()).isEqualTo("RETRY");
+      assertThat(r.getStatus()).isEqualTo(JournalStatus.RETRY);
       assertThat(r.getRetryCount()).isEqualTo(1);
       assertThat(r.getNextRetryAt()).isAfter(r.getCreatedAt().plusSeconds(30));
       assertThat(
@@ -280,7 +284,8 @@ class JournalContractTest {
       assertThat(SchemaInstaller.installIfMissing(db.dataSource(), "billing_tx_")).isTrue();
       TxmsgStore store = TxmsgStore.detect(db.dataSource(), "billing_tx_");
       inTx(db.dataSource(), store, s -> s.getMapper(JournalMapper.class).insert(row("e1"), 0));
-      assertThat((long) count(db, store, m -> (int) m.countByStatus("PENDING"))).isEqualTo(1L);
+      assertThat((long) count(db, store, m -> (int) m.countByStatus(JournalStatus.PENDING)))
+          .isEqualTo(1L);
     }
   }
 

@@ -3,8 +3,10 @@ package io.txmsg.store.ops;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.store.TxmsgStore;
+import io.txmsg.store.consume.DeadLetterKind;
 import io.txmsg.store.consume.DeadLetterRow;
 import io.txmsg.store.consume.DeadLetters;
+import io.txmsg.store.consume.ParkReason;
 import io.txmsg.store.schema.SchemaInstaller;
 import io.txmsg.store.tx.StoreTransactions;
 import io.txmsg.testkit.db.DatabaseFixture;
@@ -50,8 +52,8 @@ class OpsQueriesTest {
     r.setConsumerGroup(group);
     r.setEventId(eventId);
     r.setRequestHash("0".repeat(64));
-    r.setKind("MESSAGE");
-    r.setReason("PERMANENT_ERROR");
+    r.setKind(DeadLetterKind.MESSAGE);
+    r.setReason(ParkReason.PERMANENT_ERROR);
     return r;
   }
 }
