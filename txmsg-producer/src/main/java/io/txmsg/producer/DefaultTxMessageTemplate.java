@@ -9,7 +9,6 @@ import io.txmsg.api.EventIdConflictException;
 import io.txmsg.api.InvalidTxMessageException;
 import io.txmsg.api.LogSafe;
 import io.txmsg.api.OutcomeUnknownException;
-import io.txmsg.api.PayloadHashes;
 import io.txmsg.api.PayloadSanitizer;
 import io.txmsg.api.PayloadSerializer;
 import io.txmsg.api.ProducerInterceptor;
@@ -21,7 +20,6 @@ import io.txmsg.api.TxMessage;
 import io.txmsg.api.TxMessageTemplate;
 import io.txmsg.api.TxMessagingException;
 import io.txmsg.api.TxResult;
-import io.txmsg.store.HeadersCodec;
 import io.txmsg.store.TxmsgStore;
 import io.txmsg.store.journal.AttemptInsert;
 import io.txmsg.store.journal.AttemptState;
@@ -209,9 +207,7 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
               + " client rejects a message group on transactional messages); publish it with"
               + " ctx.publish or use deliveryMode OUTBOX");
     }
-    JournalRow row = journalRow(message, attemptId, originTime, trace);
-    row.setPublishMode(PublishMode.HALF_MESSAGE);
-    row.setMessageGroup(null);
+    JournalRow row = journalRow(message, attemptId, originTime, trace); // a half message
     String eventId = row.getEventId();
 
     // 3. Half message.
@@ -479,37 +475,17 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
       throw new InvalidTxMessageException(
           "payload", "is " + payload.length + " bytes, the limit is " + settings.maxPayloadBytes());
     }
-    JournalRow row = new JournalRow();
-    row.setEventId(message.eventId());
-    row.setAttemptId(attemptId);
-    row.setStoreId(settings.storeId());
-    row.setAggregateType(message.aggregateType());
-    row.setAggregateId(message.aggregateId());
-    row.setAggregateVersion(message.aggregateVersion());
-    row.setEventType(message.eventType());
-    row.setEventVersion(message.eventVersion());
-    row.setDestination(message.topic());
-    row.setTag(message.tag());
-    row.setMessageKey(message.eventId());
-    row.setBusinessKey(message.businessKey());
-    row.setPayload(payload);
-    row.setContentType(contentType);
-    row.setHeaders(HeadersCodec.encode(TraceHeaders.merge(message.headers(), trace)));
-    // 2. The hash, once, over the event's identity and bytes: never over per-send properties.
-    row.setPayloadHash(
-        PayloadHashes.compute(
-            message.eventId(),
-            message.eventType(),
-            message.eventVersion(),
-            message.aggregateType(),
-            message.aggregateId(),
-            message.aggregateVersion(),
-            payload));
-    // The origin time travels in the envelope and is stored as created_at, so a republish is
-    // byte-identical to the first send. Every row of one call shares it (with the attempt id it
-    // finds a retry's published events: JournalMapper.publishedWith).
-    row.setCreatedAt(originTime);
-    return row;
+    // 2. The hash is computed there, once. The origin time travels in the envelope and is stored
+    // as created_at, so a republish is byte-identical to the first send; every row of one call
+    // shares it (with the attempt id it finds a retry's published events: Journal.publishedWith).
+    return JournalRow.of(
+        message,
+        attemptId,
+        settings.storeId(),
+        payload,
+        contentType,
+        TraceHeaders.merge(message.headers(), trace),
+        originTime);
   }
 
   /** Steps 5 and 6: the local transaction did not commit. */

@@ -1,11 +1,18 @@
 package io.txmsg.store.journal;
 
+import io.txmsg.api.PayloadHashes;
+import io.txmsg.api.TxMessage;
 import io.txmsg.store.HeadersCodec;
 import io.txmsg.transport.EnvelopeSource;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.Map;
+import java.util.TreeMap;
 
-/** One row of the journal table; column names in snake case map to these fields. */
+/**
+ * One row of the journal table; column names in snake case map to these fields. The producer builds
+ * its rows with {@link #of}; MyBatis fills the rows it reads through the setters.
+ */
 public class JournalRow implements EnvelopeSource {
   private String eventId;
   private String attemptId;
@@ -39,6 +46,59 @@ public class JournalRow implements EnvelopeSource {
   private PublishMode publishMode;
   private String messageGroup;
   private long republishAfterMillis;
+
+  /** {@link #headers} decoded, kept so that each send does not parse the column again. */
+  private Map<String, String> headerMap;
+
+  /**
+   * The row of {@code message}'s event as the producer writes it, published as a half message until
+   * {@link #setPublishMode} says otherwise: the payload hash computed once, over the event's
+   * identity and bytes (never over per-send properties, so a retry from another trace is the same
+   * event), and the headers encoded once for the column and kept as they are for the sends.
+   *
+   * @param payload the serialized, sanitized and size-checked payload, used as is
+   * @param contentType the serializer's content type; null for raw bytes
+   * @param headers the application headers to store (with any trace headers), never null
+   * @param originTime created_at and the envelope's origin time: a republish is byte-identical
+   */
+  public static JournalRow of(
+      TxMessage message,
+      String attemptId,
+      String storeId,
+      byte[] payload,
+      String contentType,
+      Map<String, String> headers,
+      Instant originTime) {
+    JournalRow row = new JournalRow();
+    row.eventId = message.eventId();
+    row.attemptId = attemptId;
+    row.storeId = storeId;
+    row.aggregateType = message.aggregateType();
+    row.aggregateId = message.aggregateId();
+    row.aggregateVersion = message.aggregateVersion();
+    row.eventType = message.eventType();
+    row.eventVersion = message.eventVersion();
+    row.destination = message.topic();
+    row.tag = message.tag();
+    row.messageKey = message.eventId();
+    row.businessKey = message.businessKey();
+    row.payload = payload;
+    row.contentType = contentType;
+    row.headers = HeadersCodec.encode(headers);
+    row.headerMap = Collections.unmodifiableMap(new TreeMap<>(headers));
+    row.payloadHash =
+        PayloadHashes.compute(
+            message.eventId(),
+            message.eventType(),
+            message.eventVersion(),
+            message.aggregateType(),
+            message.aggregateId(),
+            message.aggregateVersion(),
+            payload);
+    row.createdAt = originTime;
+    row.publishMode = PublishMode.HALF_MESSAGE;
+    return row;
+  }
 
   public String getEventId() {
     return eventId;
@@ -160,10 +220,15 @@ public class JournalRow implements EnvelopeSource {
     this.contentType = contentType;
   }
 
-  /** The application headers decoded from the {@code headers} column. */
+  /** The application headers decoded from the {@code headers} column (decoded once). */
   @Override
   public Map<String, String> headerMap() {
-    return HeadersCodec.decode(headers);
+    Map<String, String> m = headerMap;
+    if (m == null) {
+      m = Collections.unmodifiableMap(HeadersCodec.decode(headers));
+      headerMap = m;
+    }
+    return m;
   }
 
   public String getHeaders() {
@@ -172,6 +237,7 @@ public class JournalRow implements EnvelopeSource {
 
   public void setHeaders(String headers) {
     this.headers = headers;
+    this.headerMap = null;
   }
 
   public JournalStatus getStatus() {
