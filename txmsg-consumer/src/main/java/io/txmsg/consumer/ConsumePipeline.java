@@ -6,13 +6,11 @@ import io.txmsg.api.consumer.ConsumeListener;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.api.consumer.GapPolicy;
 import io.txmsg.api.consumer.VersionPolicy;
-import io.txmsg.store.TxmsgStore;
 import io.txmsg.store.consume.Commands;
 import io.txmsg.store.consume.ConsumeLog;
 import io.txmsg.store.consume.ConsumeStatus;
 import io.txmsg.store.consume.DeadLetters;
 import io.txmsg.store.consume.ParkReason;
-import io.txmsg.store.consume.VersionRows;
 import io.txmsg.store.tx.LocalTransactions;
 import io.txmsg.store.tx.LocalTransactions.CommitFailedException;
 import io.txmsg.store.tx.LocalTransactions.WorkFailedException;
@@ -25,7 +23,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
-import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,9 +63,7 @@ final class ConsumePipeline {
   private final VersionGuard versionGuard;
 
   ConsumePipeline(
-      DataSource dataSource,
-      TxmsgStore store,
-      Commands commands,
+      ConsumerTables tables,
       LocalTransactions transactions,
       int claimIsolation,
       PayloadSerializer serializer,
@@ -79,14 +74,14 @@ final class ConsumePipeline {
       ConsumerObservations observations) {
     this.metrics = metrics;
     this.observations = observations;
-    this.consumeLog = new ConsumeLog(dataSource, store);
-    this.deadLetters = new DeadLetters(dataSource, store);
-    this.commands = commands;
+    this.consumeLog = tables.consumeLog();
+    this.deadLetters = tables.deadLetters();
+    this.commands = tables.commands();
     this.transactions = transactions;
     this.claimIsolation = claimIsolation;
     this.serializer = serializer;
     this.parking = new Parking(consumeLog, deadLetters, listener);
-    this.versionGuard = new VersionGuard(new VersionRows(dataSource, store));
+    this.versionGuard = new VersionGuard(tables.versions());
     this.maxEventAge = maxEventAge;
     this.commandsRecorded = commandsRecorded;
   }

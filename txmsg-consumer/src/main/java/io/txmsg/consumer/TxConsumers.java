@@ -3,7 +3,6 @@ package io.txmsg.consumer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import io.txmsg.api.InvalidSettingsException;
-import io.txmsg.api.LogSafe;
 import io.txmsg.api.PayloadSerializer;
 import io.txmsg.api.consumer.CommandExecutor;
 import io.txmsg.api.consumer.ConsumeListener;
@@ -12,23 +11,12 @@ import io.txmsg.api.consumer.ConsumerInterceptor;
 import io.txmsg.api.consumer.ParkedEvent;
 import io.txmsg.consumer.micrometer.MicrometerConsumerMetrics;
 import io.txmsg.consumer.micrometer.MicrometerConsumerObservations;
-import io.txmsg.store.HeadersCodec;
 import io.txmsg.store.JsonPayloadSerializer;
 import io.txmsg.store.TxmsgStore;
-import io.txmsg.store.consume.Commands;
-import io.txmsg.store.consume.ConsumeLog;
-import io.txmsg.store.consume.ConsumeLogRow;
-import io.txmsg.store.consume.DeadLetterRow;
-import io.txmsg.store.consume.DeadLetters;
-import io.txmsg.store.consume.ParkReason;
-import io.txmsg.store.consume.ReplayRequests;
 import io.txmsg.store.schema.SchemaMigrator;
 import io.txmsg.store.tx.JdbcLocalTransactions;
 import io.txmsg.store.tx.LocalTransactions;
 import io.txmsg.store.tx.ReadCommitted;
-import io.txmsg.transport.EnvelopeCodec;
-import io.txmsg.transport.IncomingEvent;
-import io.txmsg.transport.MalformedEventException;
 import io.txmsg.transport.Transport;
 import io.txmsg.transport.Transports;
 import java.util.ArrayList;
@@ -68,9 +56,8 @@ public final class TxConsumers implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(TxConsumers.class);
 
   private final TxmsgStore store;
-  private final ConsumeLog consumeLog;
-  private final DeadLetters deadLetters;
   private final ConsumePipeline pipeline;
+  private final ParkedReplay replay;
   private final Map<String, Map<String, ConsumePipeline.Route>> routes;
   private final List<AutoCloseable> closeables = new ArrayList<>();
   private final ScheduledExecutorService scheduler;
@@ -82,21 +69,17 @@ public final class TxConsumers implements AutoCloseable {
 
   private TxConsumers(Builder b, TxConsumerSettings s) {
     this.store = SchemaMigrator.open(b.dataSource, s.tablePrefix(), s.autoCreateSchema());
-    this.consumeLog = new ConsumeLog(b.dataSource, store);
-    this.deadLetters = new DeadLetters(b.dataSource, store);
+    ConsumerTables tables = ConsumerTables.of(b.dataSource, store);
     this.listener = fanOut(b.listeners);
     this.routes = routes(b.handlers);
     Map<String, ConsumerGroupConfig> groups = groups(s, b.handlers);
-    Commands commands = new Commands(b.dataSource, store);
-    this.dispatcher = new CommandDispatcher(commands, Map.copyOf(b.executors), s);
+    this.dispatcher = new CommandDispatcher(tables.commands(), Map.copyOf(b.executors), s);
     LocalTransactions tx =
         b.transactions != null ? b.transactions : new JdbcLocalTransactions(b.dataSource);
     ConsumerMetrics metrics = b.metrics;
     this.pipeline =
         new ConsumePipeline(
-            b.dataSource,
-            store,
-            commands,
+            tables,
             tx,
             ReadCommitted.isolationFor(b.dataSource),
             b.serializer,
@@ -105,6 +88,8 @@ public final class TxConsumers implements AutoCloseable {
             metrics,
             listener,
             b.observations);
+    this.replay =
+        new ParkedReplay(tables.consumeLog(), tables.deadLetters(), routes, pipeline, listener);
     this.scheduler =
         Executors.newScheduledThreadPool(
             2,
@@ -133,10 +118,7 @@ public final class TxConsumers implements AutoCloseable {
       if (s.replayWorkerEnabled()) {
         ReplayWorker worker =
             new ReplayWorker(
-                new ReplayRequests(b.dataSource, store),
-                List.copyOf(groups.keySet()),
-                this::replay,
-                metrics);
+                tables.replayRequests(), List.copyOf(groups.keySet()), replay::replay, metrics);
         long every = s.replayPollInterval().toMillis();
         scheduler.scheduleWithFixedDelay(
             () -> runQuietly(worker), every, every, java.util.concurrent.TimeUnit.MILLISECONDS);
@@ -174,106 +156,7 @@ public final class TxConsumers implements AutoCloseable {
    * @param replayRequestId the audit id recorded on the dead letter
    */
   public ReplayResult replay(String group, String eventId, String replayRequestId) {
-    Objects.requireNonNull(replayRequestId, "replayRequestId");
-    DeadLetterRow row;
-    try {
-      row = deadLetters.findReplayable(group, eventId);
-    } catch (Exception e) {
-      return new ReplayResult(ReplayResult.Status.FAILED, "database: " + e);
-    }
-    if (row == null) {
-      return new ReplayResult(
-          ReplayResult.Status.NOT_REPLAYABLE,
-          "no parked message of " + LogSafe.quote(group) + "/" + LogSafe.quote(eventId));
-    }
-    IncomingEvent e;
-    try {
-      e =
-          EnvelopeCodec.decode(
-              HeadersCodec.decode(row.getHeaders()),
-              row.getPayload(),
-              row.getTopic(),
-              row.getBrokerMessageId(),
-              0);
-    } catch (MalformedEventException m) {
-      return failedReplay(row, m, "parked message is not a valid event: " + m.getMessage());
-    }
-    if (row.getReason() == ParkReason.TOO_OLD) {
-      ReplayResult archived = discardIfArchived(row, replayRequestId);
-      if (archived != null) {
-        return archived;
-      }
-      // Not in the archive: never applied, so it is applied now without the age check.
-    }
-    ConsumePipeline.Route route = routes.getOrDefault(group, Map.of()).get(e.eventType());
-    if (route == null) {
-      return new ReplayResult(
-          ReplayResult.Status.FAILED,
-          "no handler for " + LogSafe.quote(e.eventType()) + " in group " + group);
-    }
-    try {
-      ConsumeOutcome outcome = pipeline.replay(group, e, route, replayRequestId);
-      listener.onOutcome(group, e.eventType(), eventId, outcome);
-      return switch (outcome) {
-        case APPLIED -> new ReplayResult(ReplayResult.Status.REPLAYED, "applied");
-        case STALE -> new ReplayResult(ReplayResult.Status.SKIPPED_STALE, "stale version");
-        default ->
-            new ReplayResult(
-                ReplayResult.Status.NOT_REPLAYABLE, "no longer parked (" + outcome + ")");
-      };
-    } catch (ConsumePipeline.ReplayFailedException f) {
-      return failedReplay(row, f.getCause(), f.getCause().toString());
-    } catch (PayloadDecodingException p) {
-      return failedReplay(row, p, p.getMessage());
-    }
-  }
-
-  /**
-   * A TOO_OLD event whose consume-log row was archived was applied before: its dead letter is
-   * discarded, not replayed. Returns null when the archive has no row for it.
-   */
-  private ReplayResult discardIfArchived(DeadLetterRow row, String replayRequestId) {
-    try {
-      ConsumeLogRow archived = consumeLog.findArchived(row.getConsumerGroup(), row.getEventId());
-      if (archived == null) {
-        return null;
-      }
-      String note =
-          "duplicate: consume_log_archive has it as "
-              + archived.getStatus()
-              + (archived.getRequestHash().equals(row.getRequestHash()) ? "" : " (other hash)");
-      deadLetters.discard(
-          row.getConsumerGroup(), row.getEventId(), row.getRequestHash(), replayRequestId, note);
-      return new ReplayResult(ReplayResult.Status.DUPLICATE, note);
-    } catch (Exception e) {
-      return new ReplayResult(ReplayResult.Status.FAILED, "archive check failed: " + e);
-    }
-  }
-
-  private ReplayResult failedReplay(DeadLetterRow row, Throwable error, String message) {
-    try {
-      deadLetters.recordReplayFailure(
-          row.getConsumerGroup(),
-          row.getEventId(),
-          row.getRequestHash(),
-          error.getClass().getName(),
-          Parking.truncate(message, 1000));
-      // Back to PARKED under its original reason, with the replay's error.
-      listener.onParked(
-          new ParkedEvent(
-              row.getConsumerGroup(),
-              row.getEventId(),
-              row.getEventType(),
-              row.getReason().name(),
-              Parking.truncate(message, 1000),
-              0));
-    } catch (Exception e) {
-      log.warn(
-          "replay failure not recorded eventId={}: {}",
-          LogSafe.escape(row.getEventId()),
-          e.toString());
-    }
-    return new ReplayResult(ReplayResult.Status.FAILED, message);
+    return replay.replay(group, eventId, replayRequestId);
   }
 
   /** The max delivery attempts the broker announced for a group (after which it uses %DLQ%). */
