@@ -6,7 +6,6 @@ import io.txmsg.api.CheckbackRequest;
 import io.txmsg.api.Resolution;
 import io.txmsg.producer.JournalCheckbackResolver;
 import io.txmsg.producer.TxProducerSettings;
-import io.txmsg.store.TxmsgStore;
 import io.txmsg.store.schema.SchemaInstaller;
 import io.txmsg.testkit.TempDirectories;
 import io.txmsg.testkit.db.DatabaseFixture;
@@ -77,10 +76,8 @@ final class CheckbackSection {
 
   private static JournalCheckbackResolver resolver(DataSource ds) throws Exception {
     SchemaInstaller.installIfMissing(ds, "txmsg_");
-    TxmsgStore store = TxmsgStore.detect(ds, "txmsg_");
-    return new JournalCheckbackResolver(
+    return JournalCheckbackResolver.of(
         ds,
-        store,
         new TxProducerSettings()
             .storeId("bench")
             .connection(BrokerConnection.endpoints("unused:1"))

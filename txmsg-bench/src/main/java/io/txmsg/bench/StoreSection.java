@@ -5,6 +5,8 @@ import static io.txmsg.bench.BenchMain.progress;
 import io.txmsg.producer.Reconciler;
 import io.txmsg.producer.TxProducer;
 import io.txmsg.producer.TxProducerSettings;
+import io.txmsg.store.TablePrefix;
+import io.txmsg.store.TxmsgStore;
 import io.txmsg.store.archive.Archiver;
 import java.sql.Connection;
 import java.time.Duration;
@@ -259,7 +261,7 @@ final class StoreSection {
 
   private void archive() throws Exception {
     Map<Archiver.Table, List<Double>> archRates = new LinkedHashMap<>();
-    Archiver archiver = new Archiver(b.ds, b.txmsg.store());
+    Archiver archiver = new Archiver(b.ds, TxmsgStore.detect(b.ds, TablePrefix.DEFAULT));
     for (int round = 1; round <= b.opt.rounds; round++) {
       fillArchivable("ar" + round + b.run);
       Archiver.Result r =

@@ -55,7 +55,6 @@ import org.slf4j.LoggerFactory;
 public final class TxConsumers implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(TxConsumers.class);
 
-  private final TxmsgStore store;
   private final ConsumePipeline pipeline;
   private final ParkedReplay replay;
   private final Map<String, Map<String, ConsumePipeline.Route>> routes;
@@ -68,7 +67,7 @@ public final class TxConsumers implements AutoCloseable {
   private final boolean ownsTransport;
 
   private TxConsumers(Builder b, TxConsumerSettings s) {
-    this.store = SchemaMigrator.open(b.dataSource, s.tablePrefix(), s.autoCreateSchema());
+    TxmsgStore store = SchemaMigrator.open(b.dataSource, s.tablePrefix(), s.autoCreateSchema());
     ConsumerTables tables = ConsumerTables.of(b.dataSource, store);
     this.listener = fanOut(b.listeners);
     this.routes = routes(b.handlers);
@@ -171,10 +170,6 @@ public final class TxConsumers implements AutoCloseable {
   /** Runs one round of the command dispatcher now (tests and tools); returns commands claimed. */
   public int dispatchCommandsOnce() throws Exception {
     return dispatcher.runOnce();
-  }
-
-  public TxmsgStore store() {
-    return store;
   }
 
   private static int threads(

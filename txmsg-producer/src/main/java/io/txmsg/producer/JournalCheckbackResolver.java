@@ -2,6 +2,7 @@ package io.txmsg.producer;
 
 import io.txmsg.api.CheckbackRequest;
 import io.txmsg.api.CheckbackResolver;
+import io.txmsg.api.InvalidSettingsException;
 import io.txmsg.api.LogSafe;
 import io.txmsg.api.Resolution;
 import io.txmsg.store.TxmsgStore;
@@ -32,6 +33,9 @@ import org.slf4j.event.Level;
  *       (the attempt's transaction is running) → UNKNOWN;
  *   <li>any error → UNKNOWN.
  * </ul>
+ *
+ * <p>A producer registers one for its store by itself. An application resolver that answers from
+ * its own tables first gets one to fall back to with {@link #of}.
  */
 public final class JournalCheckbackResolver implements CheckbackResolver {
   private static final Logger log = LoggerFactory.getLogger(JournalCheckbackResolver.class);
@@ -47,13 +51,41 @@ public final class JournalCheckbackResolver implements CheckbackResolver {
   /** A decision and why: the reason tag of {@code txmsg.checkback}. */
   private record Decision(Resolution resolution, String reason) {}
 
-  public JournalCheckbackResolver(
-      DataSource dataSource, TxmsgStore store, TxProducerSettings settings) {
-    this(dataSource, store, settings, ProducerMetrics.NONE);
+  /**
+   * The journal resolver of the store {@code settings} describe (its {@code storeId}, {@code
+   * tablePrefix} and fencing settings, read now: later changes to {@code settings} are not seen),
+   * for an application resolver that falls back to it when its own tables do not know the event:
+   *
+   * <pre>{@code
+   * JournalCheckbackResolver journal = JournalCheckbackResolver.of(dataSource, settings);
+   * ...
+   * return committedBy != null ? answerFrom(committedBy) : journal.resolve(request);
+   * }</pre>
+   *
+   * Reads the database type from {@code dataSource} once, now (a connection is borrowed and
+   * returned); checks nothing about the tables, which the producer verifies or creates when it
+   * starts.
+   *
+   * @throws InvalidSettingsException when {@code dataSource} or {@code settings} is missing
+   * @throws IllegalStateException when the database cannot be reached to read its type
+   * @throws IllegalArgumentException for a database txmsg has no schema for
+   */
+  public static JournalCheckbackResolver of(DataSource dataSource, TxProducerSettings settings) {
+    if (dataSource == null) {
+      throw new InvalidSettingsException("dataSource", "is required");
+    }
+    if (settings == null) {
+      throw new InvalidSettingsException("settings", "are required");
+    }
+    return new JournalCheckbackResolver(
+        dataSource,
+        TxmsgStore.detect(dataSource, settings.tablePrefix()),
+        settings,
+        ProducerMetrics.NONE);
   }
 
   /** With metrics: {@code txmsg.checkback} (resolution, reason) and its latency. */
-  public JournalCheckbackResolver(
+  JournalCheckbackResolver(
       DataSource dataSource,
       TxmsgStore store,
       TxProducerSettings settings,

@@ -67,10 +67,9 @@ public final class TxProducer implements AutoCloseable {
   private final Subscription giveUpDrain;
   private final SentRecorder sentRecorder;
   private final ScheduledExecutorService scheduler;
-  private final TxmsgStore store;
 
   private TxProducer(Builder b, TxProducerSettings s) {
-    this.store = SchemaMigrator.open(b.dataSource, s.tablePrefix(), s.autoCreateSchema());
+    TxmsgStore store = SchemaMigrator.open(b.dataSource, s.tablePrefix(), s.autoCreateSchema());
     Journal journal = new Journal(b.dataSource, store);
     this.ownsTransport = b.transport == null;
     this.transport = ownsTransport ? Transports.open(s.connection()) : b.transport;
@@ -235,10 +234,6 @@ public final class TxProducer implements AutoCloseable {
   /** The reconciler, e.g. to run a round now (operators, tests). */
   public Reconciler reconciler() {
     return reconciler;
-  }
-
-  public TxmsgStore store() {
-    return store;
   }
 
   /** Stops the reconciler, the confirmer and the producer (in-flight sends finish first). */

@@ -40,8 +40,7 @@ class JournalCheckbackResolverTest {
               .storeId("s1")
               .fenceAfterChecks(2)
               .fenceLockWait(Duration.ofMillis(300));
-      JournalCheckbackResolver resolver =
-          new JournalCheckbackResolver(db.dataSource(), store, settings);
+      JournalCheckbackResolver resolver = JournalCheckbackResolver.of(db.dataSource(), settings);
       Attempts attempts = new Attempts(db.dataSource(), store);
 
       assertThat(resolver.resolve(request("other-store", "a1", 9))).isEqualTo(Resolution.UNKNOWN);

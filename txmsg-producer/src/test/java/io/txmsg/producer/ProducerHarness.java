@@ -5,6 +5,7 @@ import io.txmsg.api.Envelope;
 import io.txmsg.api.ProducerInterceptor;
 import io.txmsg.api.TransactionalBusinessAction;
 import io.txmsg.api.TxMessage;
+import io.txmsg.store.TxmsgStore;
 import io.txmsg.store.journal.Journal;
 import io.txmsg.store.journal.JournalRow;
 import io.txmsg.store.journal.JournalStatus;
@@ -46,6 +47,7 @@ final class ProducerHarness implements AutoCloseable {
   final String storeId;
 
   final TxProducer txmsg;
+  final Journal journal;
   final TestTransport.Open transport;
   final SwitchableInterceptor interceptor = new SwitchableInterceptor();
   final Map<String, List<String>> deliveries = new ConcurrentHashMap<>();
@@ -110,6 +112,8 @@ final class ProducerHarness implements AutoCloseable {
       b.resolver(r);
     }
     txmsg = b.build();
+    journal =
+        new Journal(db.dataSource(), TxmsgStore.detect(db.dataSource(), settings.tablePrefix()));
     observer =
         transport
             .transport()
@@ -165,7 +169,7 @@ final class ProducerHarness implements AutoCloseable {
   }
 
   JournalRow journal(String eventId) throws Exception {
-    return new Journal(db.dataSource(), txmsg.store()).find(eventId);
+    return journal.find(eventId);
   }
 
   String attemptState(String attemptId) throws Exception {

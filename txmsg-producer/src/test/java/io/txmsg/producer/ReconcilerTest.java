@@ -345,7 +345,7 @@ class ReconcilerTest {
   private static List<String> insertDueRows(ProducerHarness h, String topic, int n)
       throws Exception {
     List<String> ids = new ArrayList<>();
-    Journal journal = new Journal(h.db.dataSource(), h.txmsg.store());
+    Journal journal = h.journal;
     try (Connection c = h.db.dataSource().getConnection()) {
       c.setAutoCommit(false);
       for (int i = 0; i < n; i++) {
@@ -363,7 +363,7 @@ class ReconcilerTest {
     JournalRow row = dueRow(h, topic);
     try (Connection c = h.db.dataSource().getConnection()) {
       c.setAutoCommit(false);
-      new Journal(h.db.dataSource(), h.txmsg.store()).insert(c, row, 0);
+      h.journal.insert(c, row, 0);
       c.commit();
     }
     return row.getEventId();

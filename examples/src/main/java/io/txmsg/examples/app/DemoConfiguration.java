@@ -24,7 +24,6 @@ import io.txmsg.examples.projection.ProjectionMapper;
 import io.txmsg.producer.JournalCheckbackResolver;
 import io.txmsg.producer.TxProducerSettings;
 import io.txmsg.producer.spring.EnableTxProducer;
-import io.txmsg.store.TxmsgStore;
 import java.time.Duration;
 import javax.sql.DataSource;
 import org.apache.ibatis.annotations.Mapper;
@@ -94,9 +93,8 @@ public class DemoConfiguration {
       CheckbackAuditMapper audit,
       DataSource dataSource,
       TxProducerSettings settings) {
-    TxmsgStore store = TxmsgStore.detect(dataSource, settings.tablePrefix());
     return new PaymentCheckbackResolver(
-        payments, audit, new JournalCheckbackResolver(dataSource, store, settings));
+        payments, audit, JournalCheckbackResolver.of(dataSource, settings));
   }
 
   @Bean
