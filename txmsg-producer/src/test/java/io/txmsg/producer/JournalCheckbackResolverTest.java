@@ -1,8 +1,10 @@
 package io.txmsg.producer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.txmsg.api.CheckbackRequest;
+import io.txmsg.api.InvalidSettingsException;
 import io.txmsg.api.Resolution;
 import io.txmsg.store.TxmsgStore;
 import io.txmsg.store.journal.Attempts;
@@ -14,6 +16,7 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -24,6 +27,18 @@ class JournalCheckbackResolverTest {
   private static CheckbackRequest request(String store, String attemptId, int checkTimes) {
     return new CheckbackRequest(
         "t", "E", "evt-1", attemptId, store, checkTimes, Instant.now(), "m", Map.of());
+  }
+
+  @Test
+  void ofNamesAMissingDataSourceOrSettings() throws Exception {
+    assertThatThrownBy(() -> JournalCheckbackResolver.of(null, new TxProducerSettings()))
+        .isInstanceOfSatisfying(
+            InvalidSettingsException.class, e -> assertThat(e.setting()).isEqualTo("dataSource"));
+    try (DatabaseFixture db = TestDatabase.H2.open()) {
+      assertThatThrownBy(() -> JournalCheckbackResolver.of(db.dataSource(), null))
+          .isInstanceOfSatisfying(
+              InvalidSettingsException.class, e -> assertThat(e.setting()).isEqualTo("settings"));
+    }
   }
 
   @ParameterizedTest
