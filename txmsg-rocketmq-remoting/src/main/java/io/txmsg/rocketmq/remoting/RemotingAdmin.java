@@ -159,7 +159,7 @@ final class RemotingAdmin implements AutoCloseable {
               + " reading "
               + what
               + " ("
-              + b.getErrorMessage()
+              + RemotingErrors.said(b.getErrorMessage())
               + ")",
           e);
     }

@@ -126,7 +126,7 @@ public final class RemotingTransport implements Transport {
                   + connection.nameServer()
                   + ": topic "
                   + LogSafe.quote(topic)
-                  + " not found (create it as a TRANSACTION topic)",
+                  + " not found (create it first: a TRANSACTION topic for half messages, NORMAL or FIFO for plain sends)",
               null);
         }
       }
@@ -145,7 +145,7 @@ public final class RemotingTransport implements Transport {
               + " could not start at "
               + connection.nameServer()
               + ": "
-              + RemotingErrors.firstLine(e.getMessage()),
+              + RemotingErrors.said(e.getMessage()),
           e);
     }
   }
@@ -242,7 +242,7 @@ public final class RemotingTransport implements Transport {
               + " at "
               + connection.nameServer()
               + ": "
-              + RemotingErrors.firstLine(e.getErrorMessage()),
+              + RemotingErrors.said(e.getErrorMessage()),
           e);
     }
   }
@@ -349,7 +349,7 @@ public final class RemotingTransport implements Transport {
               + " at "
               + connection.nameServer()
               + ": "
-              + RemotingErrors.firstLine(e.getErrorMessage()),
+              + RemotingErrors.said(e.getErrorMessage()),
           e);
     }
     RemotingConfirmationSource source = new RemotingConfirmationSource(spec, handler, consumer);
