@@ -86,7 +86,7 @@ final class OutboxVariants implements AutoCloseable {
                     BenchMain.insertPayment(ctx.connection(), id);
                     return null;
                   });
-      if (!r.halfCommitAcknowledged()) { // OUTBOX: the synchronous send after commit
+      if (!r.brokerAcknowledged()) { // OUTBOX: the synchronous send after commit
         unsent.incrementAndGet();
       }
     }

@@ -79,4 +79,19 @@ class RemotingErrorsTest {
     assertThat(e.errorCode()).isEqualTo("PERMISSION_DENIED");
     assertThat(e.retryable()).isFalse();
   }
+
+  @Test
+  void aBrokerRemarkOrClientMessageWithALineBreakReachesTheMessageEscaped() {
+    PublishException remark =
+        broker(ResponseCode.TOPIC_NOT_EXIST, "topic[x] not exist\nINFO txmsg forged line");
+    assertThat(remark.getMessage())
+        .doesNotContain("\n")
+        .contains("topic[x] not exist\\nINFO txmsg forged line");
+    PublishException client =
+        RemotingErrors.classify("send", new MQClientException("boom\r\nforged", null));
+    assertThat(client.getMessage()).doesNotContain("\n", "\r");
+    assertThat(RemotingErrors.classify("send", new IllegalStateException("x\ny")).getMessage())
+        .doesNotContain("\n")
+        .contains("x\\ny");
+  }
 }
