@@ -57,8 +57,8 @@ final class CheckbackSection {
     DatabaseFixture f = h2Dir == null ? b.kind.open() : null;
     try (var ds =
         h2Dir == null
-            ? BenchMain.pool(f, b.kind, 4)
-            : BenchMain.pool("jdbc:h2:file:" + h2Dir.resolve("checkback"), b.kind, 4)) {
+            ? b.pools.open("checkback", f.jdbcUrl(), 4, null)
+            : b.pools.open("checkback", "jdbc:h2:file:" + h2Dir.resolve("checkback"), 4, null)) {
       JournalCheckbackResolver resolver = resolver(ds);
       Map<Long, CheckbackPoint> res = new LinkedHashMap<>();
       for (long size : b.opt.checkbackSizes) {
