@@ -511,7 +511,10 @@ final class ProducerSection {
         + " (`UPDATE hand_journal SET status = 'SENT', sent_at, updated_at WHERE status ="
         + " 'PENDING' AND event_id IN (…)`, up to "
         + SentBatcher.BATCH
-        + " ids, one commit), as txmsg records its confirmations; after each of their points the"
+        + " ids, one commit; a batch waits up to "
+        + SentBatcher.LINGER_MILLIS
+        + " ms after its first id for more, since nothing reads SENT before a republisher"
+        + " would); after each of their points the"
         + " harness waits until the queue is empty, as it waits for txmsg's confirmations. No"
         + " attempt row (that is txmsg's fence) and no republisher. (c) rocketmq-spring 2.3.4"
         + " `sendMessageInTransaction` in its own JVM (Spring Boot 3.5, remoting via the"

@@ -19,7 +19,9 @@ import javax.sql.DataSource;
  * sending thread only queues the event id once the client returned from the commit; one thread of
  * its own marks them SENT in batches, one set-based statement and one commit per batch ({@code
  * UPDATE hand_journal SET status = 'SENT', sent_at, updated_at WHERE status = 'PENDING' AND
- * event_id IN (…)}), up to {@link #BATCH} ids, as txmsg records its confirmations.
+ * event_id IN (…)}), up to {@link #BATCH} ids. It lingers up to {@link #LINGER_MILLIS} after the
+ * first id of a batch for more: nothing reads SENT until a republisher looks at the row, minutes
+ * later, so a careful producer spends no commit per event on it.
  *
  * <p>A batch that fails is counted and its rows stay PENDING (a republisher would send them again);
  * the report gives the count.
@@ -28,13 +30,16 @@ final class SentBatcher implements AutoCloseable {
   /** The most ids one statement carries: txmsg's batch of SEND_OK records. */
   static final int BATCH = 200;
 
+  /** How long a batch waits for more ids after its first. */
+  static final long LINGER_MILLIS = 50;
+
   private final DataSource ds;
   private final BlockingQueue<String> queue = new LinkedBlockingQueue<>();
   private final Thread thread;
   private volatile boolean running = true;
 
-  /** Ids taken from the queue whose statement has not finished yet. */
-  private final AtomicLong inFlight = new AtomicLong();
+  /** Ids queued whose statement has not finished yet (counted before they enter the queue). */
+  private final AtomicLong pending = new AtomicLong();
 
   final AtomicLong marked = new AtomicLong();
   final AtomicLong statements = new AtomicLong();
@@ -50,6 +55,7 @@ final class SentBatcher implements AutoCloseable {
 
   /** Queues event {@code id}; never blocks the sending thread. */
   void sent(String id) {
+    pending.incrementAndGet();
     queue.add(id);
   }
 
@@ -57,7 +63,7 @@ final class SentBatcher implements AutoCloseable {
   double awaitIdle() throws InterruptedException {
     long t0 = System.nanoTime();
     long until = t0 + TimeUnit.SECONDS.toNanos(60);
-    while ((!queue.isEmpty() || inFlight.get() > 0) && System.nanoTime() < until) {
+    while (pending.get() > 0 && System.nanoTime() < until) {
       Thread.sleep(10);
     }
     return (System.nanoTime() - t0) / 1e9;
@@ -77,15 +83,23 @@ final class SentBatcher implements AutoCloseable {
           continue;
         }
         batch.add(first);
-        queue.drainTo(batch, BATCH - 1);
-        inFlight.set(batch.size());
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(LINGER_MILLIS);
+        long left;
+        while (batch.size() < BATCH && (left = until - System.nanoTime()) > 0) {
+          String next = queue.poll(left, TimeUnit.NANOSECONDS);
+          if (next == null) {
+            break;
+          }
+          batch.add(next);
+          queue.drainTo(batch, BATCH - batch.size());
+        }
         record(batch);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return;
       } finally {
+        pending.addAndGet(-batch.size());
         batch.clear();
-        inFlight.set(0);
       }
     }
   }
