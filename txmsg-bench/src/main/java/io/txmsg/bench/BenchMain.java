@@ -473,7 +473,7 @@ public final class BenchMain {
               + " fsync, not of an in-process database.");
     } else {
       s.append(
-          "one "
+          "One "
               + (kind == TestDatabase.MARIADB ? "database" : "schema")
               + " created for the run on the server and dropped after it; every variant writes"
               + " to it, the rocketmq-spring child JVM included (the same URL and credentials).");
