@@ -187,6 +187,20 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
     return brokerPort;
   }
 
+  /**
+   * The cluster JVM's memory and garbage-collector options, in the order they are passed: heap,
+   * direct memory, collector, then each {@link Builder#jvmArgument extra argument}.
+   */
+  public List<String> jvmOptions() {
+    List<String> options = new ArrayList<>();
+    options.add("-Xms" + settings.minHeap);
+    options.add("-Xmx" + settings.maxHeap);
+    options.add("-XX:MaxDirectMemorySize=" + settings.maxDirectMemory);
+    options.add(settings.garbageCollector);
+    options.addAll(settings.jvmArguments);
+    return options;
+  }
+
   /** The directory holding the store, the logs ({@code logs/}) and the cluster's temp files. */
   public Path tempDir() {
     return tempDir;
@@ -517,14 +531,10 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
     command.add(
         Paths.get(System.getProperty("java.home"), "bin", windows ? "java.exe" : "java")
             .toString());
-    command.add("-Xms64m");
-    command.add("-Xmx" + settings.maxHeap);
-    command.add("-XX:MaxDirectMemorySize=" + settings.maxDirectMemory);
-    command.add("-XX:+UseSerialGC");
+    command.addAll(jvmOptions());
     command.add("-Duser.home=" + tempDir);
     command.add("-Djava.io.tmpdir=" + tempDir);
     command.add("-Dfile.encoding=UTF-8");
-    command.addAll(settings.jvmArguments);
     command.add("@" + writeArgumentFile());
     command.add(MAIN_CLASS);
     command.add(tempDir.resolve("cluster.properties").toString());
@@ -790,7 +800,9 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
     private Duration minLongPollingTimeout = Duration.ofMillis(1000);
     private Duration maxLongPollingTimeout = Duration.ofMillis(3000);
     private Duration startTimeout = Duration.ofSeconds(60);
+    private String minHeap = "64m";
     private String maxHeap = "256m";
+    private String garbageCollector = "-XX:+UseSerialGC";
     private String maxDirectMemory = "1g";
     private final List<String> jvmArguments = new ArrayList<>();
     private final Map<String, String> brokerProperties = new LinkedHashMap<>();
@@ -879,6 +891,12 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
       return this;
     }
 
+    /** The cluster JVM's {@code -Xms}. Default {@code 64m}. */
+    public Builder minHeap(String size) {
+      this.minHeap = Objects.requireNonNull(size, "minHeap");
+      return this;
+    }
+
     /** The cluster JVM's {@code -Xmx}. Default {@code 256m}. */
     public Builder maxHeap(String size) {
       this.maxHeap = Objects.requireNonNull(size, "maxHeap");
@@ -895,7 +913,27 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
       return this;
     }
 
-    /** An extra argument for the cluster JVM, e.g. {@code -XX:+UseG1GC}. None by default. */
+    /**
+     * The cluster JVM's garbage collector, as its JVM option (e.g. {@code -XX:+UseG1GC}; tune it
+     * with {@link #jvmArgument}). Default {@code -XX:+UseSerialGC}: the smallest footprint for a
+     * test cluster; a collector added with {@link #jvmArgument} instead would conflict with it.
+     *
+     * @throws IllegalArgumentException if {@code option} is not of the form {@code -XX:+Use…GC}
+     */
+    public Builder garbageCollector(String option) {
+      Objects.requireNonNull(option, "garbageCollector");
+      if (!option.matches("-XX:\\+Use[A-Za-z0-9]+GC")) {
+        throw new IllegalArgumentException(
+            "garbageCollector must be a JVM option like -XX:+UseG1GC, was " + option);
+      }
+      this.garbageCollector = option;
+      return this;
+    }
+
+    /**
+     * An extra argument for the cluster JVM, e.g. {@code -XX:G1HeapRegionSize=16m}. None by
+     * default.
+     */
     public Builder jvmArgument(String argument) {
       jvmArguments.add(Objects.requireNonNull(argument, "argument"));
       return this;
@@ -950,7 +988,9 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
       copy.minLongPollingTimeout = minLongPollingTimeout;
       copy.maxLongPollingTimeout = maxLongPollingTimeout;
       copy.startTimeout = startTimeout;
+      copy.minHeap = minHeap;
       copy.maxHeap = maxHeap;
+      copy.garbageCollector = garbageCollector;
       copy.maxDirectMemory = maxDirectMemory;
       copy.jvmArguments.addAll(jvmArguments);
       copy.brokerProperties.putAll(brokerProperties);
