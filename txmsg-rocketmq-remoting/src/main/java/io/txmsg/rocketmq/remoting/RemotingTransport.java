@@ -232,7 +232,8 @@ public final class RemotingTransport implements Transport {
       consumer.start();
       settleAfterStart(consumer, 1);
       return subscription;
-    } catch (MQClientException e) {
+    } catch (MQClientException | RuntimeException e) {
+      // A RuntimeException too: start() throws IllegalStateException when no NameServer answers.
       consumer.shutdown();
       throw new TransportException(
           "consumer group "
@@ -242,7 +243,8 @@ public final class RemotingTransport implements Transport {
               + " at "
               + connection.nameServer()
               + ": "
-              + RemotingErrors.firstLine(e.getErrorMessage()),
+              + RemotingErrors.firstLine(
+                  e instanceof MQClientException m ? m.getErrorMessage() : e.getMessage()),
           e);
     }
   }
@@ -339,7 +341,8 @@ public final class RemotingTransport implements Transport {
       MQClientManager.getInstance()
           .getOrCreateMQClientInstance(consumer, clients.rpcHook())
           .rebalanceImmediately();
-    } catch (MQClientException e) {
+    } catch (MQClientException | RuntimeException e) {
+      // A RuntimeException too: start() throws IllegalStateException when no NameServer answers.
       consumer.shutdown();
       throw new TransportException(
           "confirm group "
@@ -349,7 +352,8 @@ public final class RemotingTransport implements Transport {
               + " at "
               + connection.nameServer()
               + ": "
-              + RemotingErrors.firstLine(e.getErrorMessage()),
+              + RemotingErrors.firstLine(
+                  e instanceof MQClientException m ? m.getErrorMessage() : e.getMessage()),
           e);
     }
     RemotingConfirmationSource source = new RemotingConfirmationSource(spec, handler, consumer);
