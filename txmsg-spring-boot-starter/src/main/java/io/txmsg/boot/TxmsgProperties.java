@@ -174,8 +174,9 @@ public class TxmsgProperties {
     private List<String> publishTopics = new ArrayList<>();
 
     /**
-     * Identifies this journal in every message (confirm group {@code txmsg-confirm-<store-id>}):
-     * 1..32 of [A-Za-z0-9_-]. Default: spring.application.name; with neither set the start fails.
+     * Identifies this journal in every message (the confirm group is txmsg-confirm- followed by
+     * it): 1..32 of [A-Za-z0-9_-]. Default: spring.application.name; with neither set the start
+     * fails.
      */
     private String storeId;
 
@@ -777,7 +778,10 @@ public class TxmsgProperties {
 
   /** Draining the broker's dead-letter queue. */
   public static class DlqDrain {
-    /** Whether to drain {@code %DLQ%<group>} into the dead_letter table (reason BROKER_DLQ). */
+    /**
+     * Whether to drain the group's dead-letter queue (%DLQ% and the group name) into the
+     * dead_letter table (reason BROKER_DLQ).
+     */
     private boolean enabled = true;
 
     /** Pause after a failed drain round. */
@@ -942,9 +946,9 @@ public class TxmsgProperties {
   /** txmsg's own Flyway migrations. */
   public static class Flyway {
     /**
-     * Run txmsg's Flyway migrations ({@code io/txmsg/store/flyway/<vendor>}, history table {@code
-     * flyway_<table-prefix>history}) before the txmsg beans start, when Flyway is on the class
-     * path.
+     * Run txmsg's Flyway migrations (io/txmsg/store/flyway per database, history table
+     * flyway_txmsg_history for the default table prefix) before the txmsg beans start, when Flyway
+     * is on the class path.
      */
     private boolean enabled = true;
 

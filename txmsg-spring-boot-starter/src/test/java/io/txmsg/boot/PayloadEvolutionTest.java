@@ -74,11 +74,13 @@ class PayloadEvolutionTest {
 
     @TxMessageHandler(topic = TOPIC, consumerGroup = GROUP, eventType = "PaymentCaptured")
     public void on(PaymentCaptured e, ConsumeContext ctx) {
+      // eventVersion reaches the handler: the place to upcast an older shape (README)
       jdbc.update(
-          "INSERT INTO captured (event_id, order_id, amount) VALUES (?, ?, ?)",
+          "INSERT INTO captured (event_id, order_id, amount, event_version) VALUES (?, ?, ?, ?)",
           ctx.eventId(),
           e.orderId(),
-          e.amount());
+          e.amount(),
+          ctx.eventVersion());
     }
   }
 
@@ -176,6 +178,11 @@ class PayloadEvolutionTest {
             jdbc.queryForObject(
                 "SELECT amount FROM captured WHERE event_id = ?", Integer.class, eventId))
         .isEqualTo(amount);
+    assertThat(
+            jdbc.queryForObject(
+                "SELECT event_version FROM captured WHERE event_id = ?", Integer.class, eventId))
+        .as("the producer's eventVersion")
+        .isEqualTo(2);
   }
 
   private static void await(BooleanSupplier check) throws InterruptedException {
