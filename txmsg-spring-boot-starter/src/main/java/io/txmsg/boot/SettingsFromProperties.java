@@ -199,27 +199,27 @@ final class SettingsFromProperties {
     // The settings' "default" store id is never used by the starter: two services on one cluster
     // would share it (and its confirm group) without either noticing.
     String noStoreId = null;
-    if (s.storeId().equals(d.storeId())) {
-      if (p.getStoreId() != null) {
-        f.translated(() -> s.storeId(p.getStoreId()));
-      } else if (applicationName == null || applicationName.isBlank()) {
-        noStoreId =
-            "is required: it names this journal in every message and the confirm group"
-                + " txmsg-confirm-<store-id>, and must differ between services on one cluster; set"
-                + " it, or "
-                + APPLICATION_NAME
-                + " (its default)";
-      } else if (!STORE_ID_RULE.matcher(applicationName).matches()) {
-        noStoreId =
-            "is not set, and "
-                + APPLICATION_NAME
-                + " "
-                + LogSafe.quote(applicationName)
-                + ", its default, is not a valid store id (1..32 characters of [A-Za-z0-9_-]): set "
-                + STORE_ID;
-      } else {
-        s.storeId(applicationName);
-      }
+    if (!s.storeId().equals(d.storeId())) {
+      f.fromBean.add(STORE_ID);
+    } else if (p.getStoreId() != null) {
+      f.translated(() -> s.storeId(p.getStoreId()));
+    } else if (applicationName == null || applicationName.isBlank()) {
+      noStoreId =
+          "is required: it names this journal in every message and the confirm group"
+              + " txmsg-confirm-<store-id>, and must differ between services on one cluster; set"
+              + " it, or "
+              + APPLICATION_NAME
+              + " (its default)";
+    } else if (!STORE_ID_RULE.matcher(applicationName).matches()) {
+      noStoreId =
+          "is not set, and "
+              + APPLICATION_NAME
+              + " "
+              + LogSafe.quote(applicationName)
+              + ", its default, is not a valid store id (1..32 characters of [A-Za-z0-9_-]): set "
+              + STORE_ID;
+    } else {
+      s.storeId(applicationName);
     }
     customizers.forEach(c -> c.customize(s));
     if (noStoreId != null && s.storeId().equals(d.storeId())) {
