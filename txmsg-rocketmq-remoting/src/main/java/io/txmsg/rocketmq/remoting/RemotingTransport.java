@@ -255,7 +255,8 @@ public final class RemotingTransport implements Transport {
       consumer.start();
       settleAfterStart(consumer, 1);
       return subscription;
-    } catch (MQClientException e) {
+    } catch (MQClientException | RuntimeException e) {
+      // A RuntimeException too: start() throws IllegalStateException when no NameServer answers.
       consumer.shutdown();
       throw new TransportException(
           "consumer group "
@@ -265,7 +266,8 @@ public final class RemotingTransport implements Transport {
               + " at "
               + connection.nameServer()
               + ": "
-              + RemotingErrors.said(e.getErrorMessage()),
+              + RemotingErrors.said(
+                  e instanceof MQClientException m ? m.getErrorMessage() : e.getMessage()),
           e);
     }
   }
@@ -362,7 +364,8 @@ public final class RemotingTransport implements Transport {
       MQClientManager.getInstance()
           .getOrCreateMQClientInstance(consumer, clients.rpcHook())
           .rebalanceImmediately();
-    } catch (MQClientException e) {
+    } catch (MQClientException | RuntimeException e) {
+      // A RuntimeException too: start() throws IllegalStateException when no NameServer answers.
       consumer.shutdown();
       throw new TransportException(
           "confirm group "
@@ -372,7 +375,8 @@ public final class RemotingTransport implements Transport {
               + " at "
               + connection.nameServer()
               + ": "
-              + RemotingErrors.said(e.getErrorMessage()),
+              + RemotingErrors.said(
+                  e instanceof MQClientException m ? m.getErrorMessage() : e.getMessage()),
           e);
     }
     RemotingConfirmationSource source = new RemotingConfirmationSource(spec, handler, consumer);

@@ -347,7 +347,33 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
    * store directory and the same ports. Returns once it is ready again.
    */
   public synchronized void restart() {
+    stop();
+    start();
+  }
+
+  /**
+   * Kills the cluster process (like a crash: no graceful shutdown) and keeps its ports and store
+   * directory, so that {@link #start()} brings the same cluster back: its topics, groups and
+   * messages. Meanwhile nothing listens on its addresses, as when a broker is down: e.g. to start
+   * an application while the broker is unreachable. No-op when already stopped.
+   */
+  public synchronized void stop() {
     checkOpen();
+    kill(node);
+    node = null;
+  }
+
+  /**
+   * Starts a {@link #stop() stopped} cluster again on the same ports and store directory; returns
+   * once it is ready. No-op when it runs.
+   *
+   * @throws EmbeddedRocketMQException when it does not become ready, or a port stays taken
+   */
+  public synchronized void start() {
+    checkOpen();
+    if (node != null && node.process.isAlive()) {
+      return;
+    }
     kill(node);
     node = null;
     awaitPortsFree(Duration.ofSeconds(20));
