@@ -125,6 +125,9 @@ public interface CdcRelayMapper {
   /** PostgreSQL: current_schema(); MariaDB/MySQL: DATABASE(). */
   String currentSchema();
 
+  /** PostgreSQL: current_database(); MariaDB/MySQL: DATABASE(). */
+  String currentDatabase();
+
   /** PostgreSQL: the server's wal_level. */
   String walLevel();
 
