@@ -145,6 +145,11 @@ final class CdcFixture implements AutoCloseable {
         .settings(settings.apply(settings()));
   }
 
+  /** Closes {@code c} with the fixture (before the transport and the database). */
+  void closeLater(AutoCloseable c) {
+    closeables.add(c);
+  }
+
   /** Starts a relay and waits until its connector streams (inserts from then on are relayed). */
   CdcRelay started(CdcRelay relay) {
     closeables.add(relay);
