@@ -149,9 +149,16 @@ public final class CdcRelay implements AutoCloseable {
     }
     // A producer group of its own (txmsg-<storeId>-cdc over remoting): the relay sends no half
     // messages, so the broker never asks it to check one back.
-    channel =
-        transport.openProducer(
-            new ProducerSpec(config.storeId() + "-cdc", topics, half -> Resolution.UNKNOWN));
+    try {
+      channel =
+          transport.openProducer(
+              new ProducerSpec(config.storeId() + "-cdc", topics, half -> Resolution.UNKNOWN));
+    } catch (RuntimeException e) {
+      if (ownedTransport != null) {
+        ownedTransport.close();
+      }
+      throw e;
+    }
     engineThread =
         Executors.newSingleThreadExecutor(
             r -> {
@@ -308,16 +315,21 @@ public final class CdcRelay implements AutoCloseable {
       Throwable failure;
       while (true) {
         try {
-          failure =
-              done.get(
-                  Math.max(1, renewNanos - (System.nanoTime() - lastRenewal)),
-                  TimeUnit.NANOSECONDS);
+          // Short waits: a close or a lost lease stops the engine at once, also when no record
+          // flows (the handler would see the stop only with the next record).
+          failure = done.get(100, TimeUnit.MILLISECONDS);
           break;
         } catch (TimeoutException e) {
-          lastRenewal = System.nanoTime();
-          if (!renew(run)) {
+          if (run.stopping()) {
             failure = null;
             break;
+          }
+          if (System.nanoTime() - lastRenewal >= renewNanos) {
+            lastRenewal = System.nanoTime();
+            if (!renew(run)) {
+              failure = null;
+              break;
+            }
           }
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();

@@ -2,8 +2,10 @@ package io.txmsg.cdc;
 
 import io.txmsg.store.cdc.CdcRelayStore;
 import io.txmsg.store.cdc.RelayFence;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executors;
@@ -83,20 +85,25 @@ final class SentRecorder implements AutoCloseable {
   void flush() throws Exception {
     writing.lock();
     try {
-      while (true) {
-        Map<String, String> batch;
+      // Only what was added before this call: under a steady stream of sends, "until empty" might
+      // never end, and the offset store waits for this.
+      List<String> due;
+      synchronized (pending) {
+        scheduled = false;
+        due = new ArrayList<>(pending.keySet());
+      }
+      for (int from = 0; from < due.size(); from += batchSize) {
+        Map<String, String> batch = new LinkedHashMap<>();
         synchronized (pending) {
-          scheduled = false;
-          if (pending.isEmpty()) {
-            return;
-          }
-          batch = new LinkedHashMap<>();
-          for (Map.Entry<String, String> e : pending.entrySet()) {
-            batch.put(e.getKey(), e.getValue());
-            if (batch.size() >= batchSize) {
-              break;
+          for (String id : due.subList(from, Math.min(due.size(), from + batchSize))) {
+            String messageId = pending.get(id);
+            if (messageId != null) {
+              batch.put(id, messageId);
             }
           }
+        }
+        if (batch.isEmpty()) {
+          continue;
         }
         int updated = store.markSent(fence, batch);
         boolean fenced = updated < batch.size() && !store.holds(fence);
