@@ -113,4 +113,39 @@ class CdcRelayTest {
       assertThat(Map.copyOf(f.delivered)).hasSize(10);
     }
   }
+
+  /**
+   * An additive change of the journal (what a txmsg schema upgrade does) while the relay streams:
+   * rows after it are relayed, and so they are after a restart (MariaDB: from the schema history
+   * stored in the txmsg database, which now holds the change).
+   */
+  @ParameterizedTest(allowZeroInvocations = true)
+  @MethodSource(LOG_DATABASES)
+  void aJournalSchemaChangeWhileRelayingIsFollowedAlsoAfterARestart(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    try (CdcFixture f = new CdcFixture(transport, kind, mq)) {
+      String topic = f.topic(TopicType.NORMAL);
+      f.consume(topic, false);
+      CdcRelay first = f.started(f.relay(s -> s).build());
+      List<JournalRow> rows = new ArrayList<>();
+      rows.add(f.insert(topic, "o-1", 1, null));
+      f.awaitSent(rows, Duration.ofSeconds(60));
+
+      f.admin("ALTER TABLE txmsg_journal ADD COLUMN cdc_test_note VARCHAR(32)");
+      rows.add(f.insert(topic, "o-2", 1, null));
+      f.awaitSent(rows, Duration.ofSeconds(60));
+      first.close();
+
+      rows.add(f.insert(topic, "o-3", 1, null));
+      f.started(f.relay(s -> s).build());
+      rows.add(f.insert(topic, "o-4", 1, null));
+      f.awaitDelivered(rows, Duration.ofSeconds(60));
+      f.awaitSent(rows, Duration.ofSeconds(30));
+      for (JournalRow r : rows) {
+        assertThat(f.delivered.get(r.getEventId())).hasSize(1);
+        assertThat(f.delivered.get(r.getEventId()).get(0).body())
+            .isEqualTo(EnvelopeCodec.encode(f.row(r.getEventId())).body());
+      }
+    }
+  }
 }
