@@ -157,9 +157,17 @@ final class ChangeHandler
         int updated =
             run.store()
                 .markDead(run.fence(), row.getEventId(), error.errorCode(), error.getMessage());
-        if (updated == 0 && !run.store().holds(run.fence())) {
-          run.lost("DEAD update fenced");
-          throw new RelayStoppedException(run.stopReason());
+        if (updated == 0) {
+          if (!run.store().holds(run.fence())) {
+            run.lost("DEAD update fenced");
+            throw new RelayStoppedException(run.stopReason());
+          }
+          String status = run.store().journalStatus(row.getEventId());
+          if (status == null || "PENDING".equals(status)) {
+            // Not visible to a new transaction yet (see CdcRelayStore.settledAmong): again.
+            run.pause(backoff.millis(attempt));
+            continue;
+          }
         }
         log.error(
             "cdc send failed permanently eventId={} code={} status=DEAD{}: {}",

@@ -107,8 +107,16 @@ final class SentRecorder implements AutoCloseable {
         }
         int updated = store.markSent(fence, batch);
         boolean fenced = updated < batch.size() && !store.holds(fence);
+        Set<String> done = batch.keySet();
+        if (updated < batch.size() && !fenced) {
+          // The rows this UPDATE wrote are SENT now; the others were settled by the reconciler
+          // meanwhile (dropped), or their insert is not visible to a new transaction yet (kept
+          // for the next flush: see CdcRelayStore.settledAmong).
+          done = store.settledAmong(batch.keySet());
+        }
+        Set<String> recorded = done;
         synchronized (pending) {
-          batch.keySet().forEach(pending::remove);
+          recorded.forEach(pending::remove);
         }
         if (fenced) {
           onFenced.accept("SENT update of " + batch.size() + " rows fenced");
@@ -119,11 +127,16 @@ final class SentRecorder implements AutoCloseable {
                   + batch.size()
                   + " sent rows stay PENDING for the reconciler");
         }
-        if (updated < batch.size()) {
+        if (recorded.size() < batch.size()) {
+          int left = batch.size() - recorded.size();
           log.debug(
-              "{} of {} relayed rows were settled before SENT was recorded (the reconciler)",
-              batch.size() - updated,
-              batch.size());
+              "{} relayed rows are not visible yet; SENT is written with the next batch", left);
+          synchronized (pending) {
+            if (!scheduled) {
+              scheduled = true;
+              writer.schedule(this::flushQuietly, lingerMillis, TimeUnit.MILLISECONDS);
+            }
+          }
         }
       }
     } finally {

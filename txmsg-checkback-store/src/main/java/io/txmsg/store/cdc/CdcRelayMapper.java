@@ -117,7 +117,13 @@ public interface CdcRelayMapper {
       @Param("aggregateVersion") long aggregateVersion,
       @Param("messageGroup") String messageGroup);
 
-  /** The journal row's status, or null when there is none (tests, status). */
+  /**
+   * The rows among these that are settled (neither PENDING, SENDING nor RETRY). A row not returned
+   * is unsent, or not visible to this transaction yet.
+   */
+  List<String> settledAmong(@Param("eventIds") java.util.Collection<String> eventIds);
+
+  /** The journal row's status, or null when there is none (or it is not visible yet). */
   String journalStatus(@Param("eventId") String eventId);
 
   // ---- server settings (start-time checks) ------------------------------------------------------

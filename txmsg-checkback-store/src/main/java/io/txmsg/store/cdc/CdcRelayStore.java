@@ -162,7 +162,8 @@ public final class CdcRelayStore {
    * with their message ids, in one statement.
    *
    * @param brokerMessageIds event id → broker message id
-   * @return the rows updated (0 also when fenced: ask {@link #holds})
+   * @return the rows updated (0 also when fenced: ask {@link #holds}; fewer also for rows not
+   *     visible yet: ask {@link #settledAmong})
    */
   public int markSent(RelayFence f, Map<String, String> brokerMessageIds) throws Exception {
     if (brokerMessageIds.isEmpty()) {
@@ -172,10 +173,29 @@ public final class CdcRelayStore {
   }
 
   /**
+   * The rows among these that are settled (SENT, DEAD): the others are unsent, or their insert is
+   * not visible to a new transaction yet. PostgreSQL hands a committed change to logical decoding
+   * as soon as its commit record is flushed, a moment before other sessions see the commit; an
+   * UPDATE in that moment does not see the row (MariaDB's waits for the row lock instead).
+   */
+  public java.util.Set<String> settledAmong(java.util.Collection<String> eventIds)
+      throws Exception {
+    if (eventIds.isEmpty()) {
+      return java.util.Set.of();
+    }
+    return new java.util.HashSet<>(run(m -> m.settledAmong(eventIds)));
+  }
+
+  /** The journal row's status, or null when there is none or it is not visible yet. */
+  public String journalStatus(String eventId) throws Exception {
+    return run(m -> m.journalStatus(eventId));
+  }
+
+  /**
    * A send the broker refused for good: the PENDING CDC row becomes DEAD with the error.
    *
-   * @return 1, or 0 when the row is not PENDING (the reconciler settled it) or the fence no longer
-   *     holds (ask {@link #holds})
+   * @return 1, or 0 when the row is not PENDING (the reconciler settled it), not visible yet, or
+   *     the fence no longer holds (ask {@link #holds}, {@link #journalStatus})
    */
   public int markDead(RelayFence f, String eventId, String errorCode, String errorMessage)
       throws Exception {

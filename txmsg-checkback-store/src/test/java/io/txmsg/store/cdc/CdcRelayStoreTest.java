@@ -119,6 +119,11 @@ class CdcRelayStoreTest {
       assertThat(c2.getStatus()).isEqualTo("DEAD");
       assertThat(c2.getLastErrorCode()).isEqualTo("TOO_LARGE");
       assertThat(store.markDead(a, "c1", "X", "not pending")).isZero();
+      assertThat(store.settledAmong(java.util.List.of("c1", "c2", "c3", "missing")))
+          .as("SENT and DEAD are settled; PENDING and unknown rows are not")
+          .containsExactlyInAnyOrder("c1", "c2");
+      assertThat(store.journalStatus("c3")).isEqualTo("PENDING");
+      assertThat(store.journalStatus("missing")).isNull();
 
       store.release(a);
       Optional<RelayFence> b = store.tryAcquire("s1", "owner-b", LONG, "b");
