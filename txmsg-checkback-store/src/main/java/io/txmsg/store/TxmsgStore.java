@@ -37,7 +37,8 @@ public final class TxmsgStore {
           "OpsQueryMapper",
           "ArchiveMapper",
           "ReplayMapper",
-          "SchemaMapper");
+          "SchemaMapper",
+          "CdcRelayMapper");
 
   private final Dialect dialect;
   private final String prefix;

@@ -34,8 +34,10 @@ final class RemotingErrors {
     }
     if (e instanceof MQClientException c) {
       int code = c.getResponseCode();
+      // The selector send (FIFO: a queue per message group) says "for" and sets no code.
       if (code == ClientErrorCode.NOT_FOUND_TOPIC_EXCEPTION
-          || String.valueOf(c.getErrorMessage()).contains("No route info of this topic")) {
+          || String.valueOf(c.getErrorMessage()).contains("No route info of this topic")
+          || String.valueOf(c.getErrorMessage()).contains("No route info for this topic")) {
         return new PublishException(
             what + ": topic not found (" + said(c.getErrorMessage()) + ")",
             "TOPIC_NOT_FOUND",

@@ -61,6 +61,12 @@ class RemotingErrorsTest {
     assertThat(noRoute.errorCode()).isEqualTo("TOPIC_NOT_FOUND");
     assertThat(noRoute.retryable()).isFalse();
     assertThat(noRoute.getMessage()).doesNotContain("See https");
+    // The selector send (FIFO rows) words it differently and sets no code.
+    PublishException noRouteForGroup =
+        RemotingErrors.classify(
+            "send", new MQClientException("No route info for this topic, x", null));
+    assertThat(noRouteForGroup.errorCode()).isEqualTo("TOPIC_NOT_FOUND");
+    assertThat(noRouteForGroup.retryable()).isFalse();
 
     assertThat(RemotingErrors.classify("send", new RemotingTimeoutException("wait timeout")))
         .satisfies(e -> assertThat(e.retryable()).isTrue())
