@@ -1,5 +1,7 @@
 -- The application's own tables, created by Boot's SQL initialization (spring.sql.init) on the
--- embedded H2 database. The txmsg tables are created by the starter (txmsg.*.auto-create-schema).
+-- embedded H2 database before Hibernate starts, which then validates its entities against them
+-- (spring.jpa.hibernate.ddl-auto=validate). The txmsg tables are created by the starter
+-- (txmsg.*.auto-create-schema; or its Flyway migrations when Flyway is on the class path).
 CREATE TABLE IF NOT EXISTS payment (
   order_id     VARCHAR(64)  NOT NULL PRIMARY KEY,
   event_id     VARCHAR(128) NOT NULL,

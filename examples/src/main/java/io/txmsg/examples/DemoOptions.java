@@ -28,6 +28,17 @@ public final class DemoOptions {
   Duration progressEvery = Duration.ofSeconds(5);
   final Set<Fault> faults = EnumSet.allOf(Fault.class);
 
+  /**
+   * The database user the demo logs in with at {@code url}: {@code --user}, else {@code sa} for H2
+   * (the user an H2 database gets when the demo creates it), else none.
+   */
+  String userFor(String url) {
+    if (user != null) {
+      return user;
+    }
+    return url.startsWith("jdbc:h2:") ? "sa" : null;
+  }
+
   /** The usage text printed by {@code --help}. */
   static String usage() {
     StringBuilder s =

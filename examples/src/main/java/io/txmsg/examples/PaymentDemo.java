@@ -84,9 +84,11 @@ public final class PaymentDemo {
               : "jdbc:h2:file:" + workDir.resolve("payments") + ";WRITE_DELAY=0;AUTO_SERVER=TRUE";
       try (HikariDataSource ds = dataSource(url, o)) {
         out.printf(
-            "[2/6] database %s%n      inspect it: java -jar txmsg-cli/target/txmsg.jar journal"
-                + " stats --jdbc-url '%s'%n",
-            url, url);
+            "[2/6] database %s%n      inspect it: %s%n",
+            url, InspectCommand.journalStats(url, o.userFor(url)));
+        if (o.password != null && !o.password.isEmpty()) {
+          out.printf("      %s%n", InspectCommand.passwordHint());
+        }
         return runApplication(o, out, t0, connection, ds);
       }
     } finally {
@@ -133,10 +135,11 @@ public final class PaymentDemo {
     }
   }
 
-  private static HikariDataSource dataSource(String url, DemoOptions o) {
+  /** The demo's pool on {@code url}; an H2 database it creates gets the user {@code sa}. */
+  static HikariDataSource dataSource(String url, DemoOptions o) {
     HikariConfig c = new HikariConfig();
     c.setJdbcUrl(url);
-    c.setUsername(o.user != null ? o.user : url.startsWith("jdbc:h2:") ? "sa" : null);
+    c.setUsername(o.userFor(url));
     c.setPassword(o.password);
     c.setMaximumPoolSize(o.producerThreads + 3 * o.consumerThreads + 10);
     c.setPoolName("payments");

@@ -48,7 +48,7 @@ public interface ProducerInterceptor {
    * The local transaction committed. Returning false skips the half-message commit, which is
    * exactly what a producer dying at this point does (after the local commit, before the
    * half-message commit): the check-back (or the reconciler) then has to deliver the event, and
-   * {@link TxResult#halfCommitAcknowledged()} is false.
+   * {@link TxResult#brokerAcknowledged()} is false.
    */
   default boolean beforeHalfMessageCommit(TxMessage message, String attemptId) {
     return true;

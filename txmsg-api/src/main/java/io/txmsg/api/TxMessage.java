@@ -190,10 +190,11 @@ public final class TxMessage {
 
     /**
      * Optional: the FIFO message group, overriding the default (the aggregate, {@code aggregateType
-     * + ":" + aggregateId}). Messages of one group are delivered in order on a FIFO topic; txmsg
-     * orders them by aggregate version (docs/architecture.md, "Per-aggregate order"). Only for
-     * events sent OUTBOX-style (an OUTBOX producer's events, {@code TxContext.publish}): a half
-     * message cannot carry a group. At most 128 characters.
+     * + ":" + aggregateId}). Messages of one group are delivered in order on a FIFO topic to a
+     * consumer group configured to consume in order (an orderly group: a non-orderly group gets
+     * them concurrently); txmsg sends them in aggregate-version order (docs/architecture.md,
+     * "Per-aggregate order"). Only for events sent OUTBOX-style (an OUTBOX producer's events,
+     * {@code TxContext.publish}): a half message cannot carry a group. At most 128 characters.
      */
     public Builder messageGroup(String messageGroup) {
       this.messageGroup = messageGroup;
@@ -206,7 +207,25 @@ public final class TxMessage {
       return this;
     }
 
-    /** Required; an existing TRANSACTION topic. */
+    /**
+     * Required: an existing topic the producer declares, of the kind the message's use needs:
+     *
+     * <ul>
+     *   <li>the event of {@link TxMessageTemplate#execute} in {@link DeliveryMode#HALF_MESSAGE}
+     *       (the default): a TRANSACTION topic among the producer's {@code topics} (a half message
+     *       needs one);
+     *   <li>the event of {@code execute} in {@link DeliveryMode#OUTBOX}: a NORMAL or FIFO topic
+     *       among the producer's {@code topics};
+     *   <li>an event of {@link TxContext#publish}, in either mode: a NORMAL or FIFO topic among the
+     *       producer's {@code publishTopics} (or its {@code topics} in OUTBOX mode).
+     * </ul>
+     *
+     * On a FIFO topic the events of one message group reach a consumer group that consumes in order
+     * (an orderly group, README "Per-aggregate order") in order ({@link #messageGroup}). The
+     * producer checks at start that its topics exist and, where the transport can tell, that their
+     * kind fits; a message to a topic it does not declare is refused with {@link
+     * InvalidTxMessageException}. 1..127 characters of {@code [A-Za-z0-9%|_-]}.
+     */
     public Builder topic(String topic) {
       this.topic = topic;
       return this;

@@ -1,8 +1,12 @@
 package io.txmsg.api;
 
 /**
- * Commits a business fact and its event atomically: half message, local transaction (attempt row,
- * journal row, the action, a self-check), then the half-message commit.
+ * Commits a business fact and its event atomically. In {@link DeliveryMode#HALF_MESSAGE} (the
+ * default): a half message to a TRANSACTION topic, the local transaction (attempt row, journal row,
+ * the action, a self-check), then the half-message commit. In {@link DeliveryMode#OUTBOX}: the
+ * local transaction (journal row, the action, a self-check), then one plain or FIFO send to a
+ * NORMAL or FIFO topic; nothing is sent before the commit. ({@link TxMessage.Builder#topic} says
+ * which topic each use needs.)
  *
  * <p>Contract of {@link #execute}: every outcome is one of four, told apart by type.
  *
@@ -17,8 +21,9 @@ package io.txmsg.api;
  *   <li><b>Did not commit</b> — a {@link NotCommittedException}: nothing is committed and nothing
  *       will be delivered; retrying the command with the same eventId is safe:
  *       <ul>
- *         <li>{@link PublishException}: the half message was not sent; the action did not run
- *             ({@link PublishException#retryable()} tells whether a retry may help);
+ *         <li>{@link PublishException} (HALF_MESSAGE only): the half message was not sent; the
+ *             action did not run ({@link PublishException#retryable()} tells whether a retry may
+ *             help);
  *         <li>{@link TransactionRolledBackException}: a statement failed inside the action (even
  *             one the action caught), the database discarded the transaction, txmsg's own journal
  *             statement failed, the local transaction timeout passed, or commit() failed and the
@@ -28,9 +33,10 @@ package io.txmsg.api;
  *         <li>{@link BusinessActionException}: the action threw a checked exception (its cause).
  *       </ul>
  *       The action's own unchecked exceptions are rethrown unchanged, after the same rollback.
- *   <li><b>Outcome unknown</b> — {@link OutcomeUnknownException}: it may or may not have committed;
- *       the check-back decides from the database and delivers exactly when it committed. Retrying
- *       with the same eventId is safe.
+ *   <li><b>Outcome unknown</b> — {@link OutcomeUnknownException}: it may or may not have committed.
+ *       In HALF_MESSAGE the check-back decides from the database and delivers exactly when it
+ *       committed; in OUTBOX nothing was sent, and a retry with the same eventId settles it
+ *       (already committed, or it commits now). Retrying with the same eventId is safe.
  * </ul>
  *
  * <p>The cause of each exception carries what the database or broker reported.

@@ -35,9 +35,9 @@ import java.util.Optional;
  * @param eventId the event
  * @param attemptId this call's attempt (for ALREADY_COMMITTED: the attempt that found the event
  *     committed and was recorded ROLLED_BACK, not the one that committed it)
- * @param halfCommitAcknowledged whether the first send was accepted by the broker: the half
- *     message's commit (HALF_MESSAGE) or the synchronous send (OUTBOX); false is not a failure
- *     (check-back and the reconciler deliver it), and true is not delivery
+ * @param brokerAcknowledged whether this call's one send of the primary event after commit was
+ *     acknowledged (see {@link #brokerAcknowledged()} for what that means in each delivery mode);
+ *     false is not a failure, and true is not delivery
  * @param publishedEventIds the events {@link TxContext#publish} added in the committed call: in
  *     publish order when this call committed; for ALREADY_COMMITTED those of the call that
  *     committed, read from the journal, sorted by eventId; empty when none
@@ -47,7 +47,7 @@ public record TxResult<R>(
     R value,
     String eventId,
     String attemptId,
-    boolean halfCommitAcknowledged,
+    boolean brokerAcknowledged,
     java.util.List<String> publishedEventIds) {
 
   public TxResult {
@@ -57,8 +57,54 @@ public record TxResult<R>(
 
   /** A result without events of {@link TxContext#publish} (the shape before it existed). */
   public TxResult(
-      Outcome outcome, R value, String eventId, String attemptId, boolean halfCommitAcknowledged) {
-    this(outcome, value, eventId, attemptId, halfCommitAcknowledged, java.util.List.of());
+      Outcome outcome, R value, String eventId, String attemptId, boolean brokerAcknowledged) {
+    this(outcome, value, eventId, attemptId, brokerAcknowledged, java.util.List.of());
+  }
+
+  /**
+   * Whether the broker side acknowledged this call's one send of the primary event after the local
+   * commit. What that send is, and so what {@code true} proves, depends on the producer's {@link
+   * DeliveryMode}:
+   *
+   * <ul>
+   *   <li>{@link DeliveryMode#HALF_MESSAGE}: the commit of the half message was accepted. Over gRPC
+   *       the proxy answered the commit request OK; over remoting the client handed the commit
+   *       (which the protocol sends oneway) to the broker connection without an error, and the
+   *       broker's own answer is never seen. Neither is delivery: the proxy passes the commit on to
+   *       the broker without waiting for its result, a oneway request can be lost, and a broker
+   *       with asynchronous flush can lose the half message itself. Whether the event arrived is
+   *       established by the store's {@link DeliveryConfirmation}; what is not confirmed in time is
+   *       republished.
+   *   <li>{@link DeliveryMode#OUTBOX}: the immediate send after commit got SEND_OK from the broker
+   *       (with {@link DeliveryConfirmation#SEND_OK} the journal row is then recorded SENT, in
+   *       batches off the caller's thread). That is acceptance by the broker, not by a consumer,
+   *       and a broker with asynchronous flush or replication can still lose the message.
+   * </ul>
+   *
+   * {@code false} is not a failure: the fact and its journal row are committed, and the event will
+   * be delivered by the check-back (HALF_MESSAGE) or the reconciler. It is false when the send was
+   * not made (a {@link ProducerInterceptor} skipped it; in OUTBOX a FIFO event waits for a lower
+   * version of its aggregate), when it failed or its answer was lost, and always for {@link
+   * Outcome#ALREADY_COMMITTED} (this call sent nothing).
+   *
+   * <p>It says nothing about the events of {@link TxContext#publish}: they are sent after this one
+   * with plain (or FIFO) sends, and what those sends miss is left to the reconciler; their state is
+   * in the journal ({@link #publishedEventIds()} names them).
+   */
+  @Override
+  public boolean brokerAcknowledged() {
+    return brokerAcknowledged;
+  }
+
+  /**
+   * The former name of {@link #brokerAcknowledged()}, which said "half commit" although in OUTBOX
+   * mode it reports the SEND_OK of the immediate send.
+   *
+   * @deprecated use {@link #brokerAcknowledged()}; this delegate goes in the next release
+   */
+  @Deprecated(forRemoval = true)
+  public boolean halfCommitAcknowledged() {
+    return brokerAcknowledged;
   }
 
   /** Every event the committed call wrote: the primary eventId, then {@link #publishedEventIds}. */
@@ -71,7 +117,7 @@ public record TxResult<R>(
 
   /** This result with the events of {@link TxContext#publish}. */
   public TxResult<R> withPublished(java.util.List<String> published) {
-    return new TxResult<>(outcome, value, eventId, attemptId, halfCommitAcknowledged, published);
+    return new TxResult<>(outcome, value, eventId, attemptId, brokerAcknowledged, published);
   }
 
   /** What happened to the fact. */
@@ -89,15 +135,15 @@ public record TxResult<R>(
 
   /** This call committed the fact. */
   public static <R> TxResult<R> ofCommitted(
-      R value, String eventId, String attemptId, boolean halfCommitAcknowledged) {
-    return new TxResult<>(Outcome.COMMITTED, value, eventId, attemptId, halfCommitAcknowledged);
+      R value, String eventId, String attemptId, boolean brokerAcknowledged) {
+    return new TxResult<>(Outcome.COMMITTED, value, eventId, attemptId, brokerAcknowledged);
   }
 
   /** This call committed the fact but the action's value was lost with a failed commit() call. */
   public static <R> TxResult<R> ofCommittedResultLost(
-      String eventId, String attemptId, boolean halfCommitAcknowledged) {
+      String eventId, String attemptId, boolean brokerAcknowledged) {
     return new TxResult<>(
-        Outcome.COMMITTED_RESULT_LOST, null, eventId, attemptId, halfCommitAcknowledged);
+        Outcome.COMMITTED_RESULT_LOST, null, eventId, attemptId, brokerAcknowledged);
   }
 
   /**

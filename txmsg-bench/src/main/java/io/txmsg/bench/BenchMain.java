@@ -1,6 +1,5 @@
 package io.txmsg.bench;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.txmsg.api.DeliveryConfirmation;
@@ -47,14 +46,24 @@ public final class BenchMain {
   final long started = System.nanoTime();
   TestDatabase kind;
   DatabaseFixture fixture;
+
+  /** On H2, the TCP server every pool (and the rocketmq-spring child) connects through. */
+  H2Server h2;
+
+  /** The settings every pool of the run shares, txmsg's and the baselines' alike. */
+  Pools pools;
+
   HikariDataSource ds;
 
+  /** The shuffled order of the variants in each round of each section. */
+  VariantOrder order;
+
   /**
-   * The pool every consumer of the consumer and end-to-end sections uses, raw and txmsg alike. On
-   * MariaDB a pool of its own configured READ COMMITTED, as the README asks of a consumer's pool
-   * (unless {@code --consumer-isolation default}: the server's REPEATABLE READ, under which each
-   * txmsg consumer transaction sets and restores the level); elsewhere {@link #ds}, already READ
-   * COMMITTED.
+   * The pool every consumer of the consumer and end-to-end sections in this JVM uses, raw and txmsg
+   * alike. On MariaDB a pool of its own configured READ COMMITTED, as the README asks of a
+   * consumer's pool (unless {@code --consumer-isolation default}: the server's REPEATABLE READ,
+   * under which each txmsg consumer transaction sets and restores the level); elsewhere {@link
+   * #ds}, already READ COMMITTED.
    */
   HikariDataSource consumerDs;
 
@@ -100,6 +109,8 @@ public final class BenchMain {
   final String ackRemotingTopic = "bench-proxyack-r-" + run;
   final String e2eTopic = "bench-e2e-" + run;
   final String rawTopic = "bench-raw-" + run;
+  final String rawSentTopic = "bench-raw-s-" + run;
+  final String rawRemotingSentTopic = "bench-raw-s-r-" + run;
   final String brokerTopic = "bench-broker-" + run;
   final String springTopic = "bench-spring-" + run;
   final String springE2eTopic = "bench-spring-e2e-" + run;
@@ -147,13 +158,16 @@ public final class BenchMain {
   void runAll() throws Exception {
     kind = TestDatabase.valueOf(opt.db.toUpperCase(Locale.ROOT));
     sql = new Sql(kind);
+    order = new VariantOrder(opt.seed);
     progress(
-        "txmsg benchmarks on %s, %d rounds, %d ms measured per point (+%d ms warm-up)",
-        kind.id(), opt.rounds, opt.measureMs, opt.warmupMs);
+        "txmsg benchmarks on %s, %d rounds, %d ms measured per point (+%d ms warm-up), variant"
+            + " order seed %d",
+        kind.id(), opt.rounds, opt.measureMs, opt.warmupMs, opt.seed);
     long t0 = System.nanoTime();
-    mq = EmbeddedRocketMQ.builder().start();
+    mq = broker().start();
     progress(
-        "embedded RocketMQ ready in %.1f s (pid %d)", (System.nanoTime() - t0) / 1e9, mq.pid());
+        "embedded RocketMQ ready in %.1f s (pid %d, %s)",
+        (System.nanoTime() - t0) / 1e9, mq.pid(), String.join(" ", mq.jvmOptions()));
     // Plaintext for every gRPC client: rocketmq-spring (remoting) does not encrypt either, and
     // rocketmq-client-java 5.x enables TLS unless told otherwise.
     clientConfig =
@@ -165,6 +179,8 @@ public final class BenchMain {
             ackRemotingTopic,
             e2eTopic,
             rawTopic,
+            rawSentTopic,
+            rawRemotingSentTopic,
             brokerTopic,
             springTopic,
             springE2eTopic,
@@ -178,14 +194,24 @@ public final class BenchMain {
     }
     mq.createTopic(consumeTopic, TopicType.NORMAL);
     fixture = kind.open();
-    ds = pool(fixture, kind, 40);
+    String url = fixture.jdbcUrl();
+    if (kind == TestDatabase.H2) {
+      h2 = new H2Server(url);
+      url = h2.url();
+    }
+    pools = new Pools(kind, url);
+    ds = pools.open("main");
     consumerDs = ds;
     if (kind == TestDatabase.MARIADB && opt.consumerReadCommitted) {
-      consumerDs = pool(fixture.jdbcUrl(), kind, 40, "TRANSACTION_READ_COMMITTED");
+      consumerDs = pools.open("consumers", "TRANSACTION_READ_COMMITTED");
     }
     Sql.exec(ds, sql.paymentTable());
     Sql.exec(ds, sql.rawJournalTable());
     Sql.exec(ds, sql.rawJournalIndex());
+    Sql.exec(ds, sql.handJournalTable());
+    for (String index : sql.handJournalIndexes()) {
+      Sql.exec(ds, index);
+    }
     Sql.exec(ds, sql.rawOutboxTable());
     Sql.exec(ds, sql.rawOutboxIndex());
     Sql.exec(ds, sql.creditTable());
@@ -281,41 +307,57 @@ public final class BenchMain {
             .build();
   }
 
+  /**
+   * The rocketmq-spring child JVM, on the database under test (the same URL, credentials and pool
+   * settings as every pool here, {@link Pools#springArguments()}), writing the journal of
+   * (b+)/(br+) ({@link HandJournal}) and the business and credit tables this JVM created.
+   */
   void startSpring() throws Exception {
     long t0 = System.nanoTime();
-    String url;
-    String user;
-    DatabaseFixture springDb = null;
-    if (kind == TestDatabase.H2) {
-      url = "jdbc:h2:mem:spring;DB_CLOSE_DELAY=-1";
-      user = "sa";
-    } else {
-      springDb = kind.open();
-      springFixture = springDb;
-      url = springDb.jdbcUrl();
-      user = kind == TestDatabase.MARIADB ? "root" : "postgres";
-    }
     Path log = opt.logDir.resolve("spring-child.log");
     Files.deleteIfExists(log);
-    List<String> args =
-        List.of(
-            "--rocketmq.name-server=" + mq.namesrvAddress(),
-            "--rocketmq.producer.group=bench-spring-" + run,
-            "--bench.topic=" + springTopic,
-            "--bench.e2e-topic=" + springE2eTopic,
-            "--bench.e2e-group=bench-spring-e2e-" + run,
-            "--spring.datasource.url=" + url,
-            "--spring.datasource.username=" + user,
-            "--spring.datasource.password=",
-            "--spring.datasource.hikari.maximum-pool-size=40",
-            "--logging.level.root=WARN");
+    List<String> args = new ArrayList<>();
+    args.add("--rocketmq.name-server=" + mq.namesrvAddress());
+    args.add("--rocketmq.producer.group=bench-spring-" + run);
+    args.add("--bench.topic=" + springTopic);
+    args.add("--bench.e2e-topic=" + springE2eTopic);
+    args.add("--bench.e2e-group=bench-spring-e2e-" + run);
+    args.add("--bench.journal-table=" + HandJournal.TABLE);
+    args.add("--bench.store-id=" + HandJournal.STORE_ID);
+    args.addAll(pools.springArguments());
+    args.add("--logging.level.root=WARN");
     spring = new SpringChild(opt.springClasses, opt.springClasspath, log, args);
     progress(
         "rocketmq-spring child JVM ready in %.1f s (pid %d, log %s)",
         (System.nanoTime() - t0) / 1e9, spring.pid(), log);
   }
 
-  DatabaseFixture springFixture;
+  /** The JVM options of a production broker, scaled to this machine ({@link #broker()}). */
+  static final List<String> PRODUCTION_BROKER_TUNING =
+      List.of(
+          "-XX:G1HeapRegionSize=16m",
+          "-XX:G1ReservePercent=25",
+          "-XX:InitiatingHeapOccupancyPercent=30",
+          "-XX:SoftRefLRUPolicyMSPerMB=0",
+          "-XX:+AlwaysPreTouch");
+
+  /**
+   * The embedded cluster. By default ({@code --broker-jvm production}) its JVM has the shape
+   * RocketMQ's JVM guidance gives a production broker, scaled to this machine: a fixed heap (-Xms =
+   * -Xmx), G1 with the guidance's region size, reserve and initiating occupancy, direct memory
+   * about twice the heap (its example: 8g heap, 15g direct), the heap touched at start. 2 GiB: a
+   * small production broker that leaves this 24 GiB machine room for the benchmark JVM (4 GiB), the
+   * rocketmq-spring child (1 GiB), both database servers and the page cache the commit log is read
+   * through. {@code --broker-jvm testkit} keeps the test defaults (256 MiB, SerialGC).
+   */
+  EmbeddedRocketMQ.Builder broker() {
+    EmbeddedRocketMQ.Builder b = EmbeddedRocketMQ.builder();
+    if (opt.productionBroker) {
+      b.minHeap("2g").maxHeap("2g").maxDirectMemory("4g").garbageCollector("-XX:+UseG1GC");
+      PRODUCTION_BROKER_TUNING.forEach(b::jvmArgument);
+    }
+    return b;
+  }
 
   /**
    * How every gRPC txmsg runtime of the benchmark reaches the proxy: plaintext, like the baselines.
@@ -348,34 +390,6 @@ public final class BenchMain {
   /** The sum of the counters named {@code name} (all tags) in {@code r}. */
   static long counted(SimpleMeterRegistry r, String name) {
     return (long) r.find(name).counters().stream().mapToDouble(c -> c.count()).sum();
-  }
-
-  static HikariDataSource pool(DatabaseFixture f, TestDatabase kind, int size) {
-    return pool(f.jdbcUrl(), kind, size);
-  }
-
-  static HikariDataSource pool(String jdbcUrl, TestDatabase kind, int size) {
-    return pool(jdbcUrl, kind, size, null);
-  }
-
-  /** A pool; {@code isolation} (a HikariCP level name) or null for the server's default. */
-  static HikariDataSource pool(String jdbcUrl, TestDatabase kind, int size, String isolation) {
-    HikariConfig c = new HikariConfig();
-    if (isolation != null) {
-      c.setTransactionIsolation(isolation);
-    }
-    c.setJdbcUrl(jdbcUrl);
-    c.setUsername(
-        switch (kind) {
-          case H2 -> "sa";
-          case MARIADB -> "root";
-          case POSTGRESQL -> "postgres";
-        });
-    c.setPassword("");
-    c.setMaximumPoolSize(size);
-    c.setMinimumIdle(0);
-    c.setPoolName("bench-" + kind.id() + (isolation == null ? "" : "-" + isolation));
-    return new HikariDataSource(c);
   }
 
   void writeReport() throws Exception {
@@ -418,10 +432,13 @@ public final class BenchMain {
     md.append(machine());
     md.append("\n## Transport and TLS of each variant\n\n");
     md.append(readResource("benchmarks-tls.md"));
+    md.append("\n## Database, pools and broker JVM\n\n");
+    md.append(setup());
     md.append("\n## Targets\n\n");
     md.append(
-        "Goals, never assertions. Every ratio is a ratio of medians measured in the same run, with"
-            + " the variants interleaved round by round.\n\n");
+        "Goals, never assertions. Each figure is the median of per-round ratios (txmsg ÷ baseline,"
+            + " both measured in the same round of this run, the variants in a shuffled order),"
+            + " with the min–max of those ratios over the rounds.\n\n");
     if (outboxTargets == 0) {
       report.notRun(
           "producer in OUTBOX mode ÷ hand-written outbox (variants o, or, ho, hor)",
@@ -438,6 +455,59 @@ public final class BenchMain {
     Files.createDirectories(opt.out.getParent());
     Files.writeString(opt.out, md.toString());
     progress("wrote %s (wall time %.0f s)", opt.out, wall);
+  }
+
+  /** The database, its pools, the broker JVM and the variant order of this run, for the report. */
+  String setup() {
+    StringBuilder s = new StringBuilder();
+    s.append("**Database.** ");
+    if (kind == TestDatabase.H2) {
+      s.append(
+          "H2 in memory, held by the benchmark JVM and served over TCP on the loopback"
+              + " (`org.h2.tools.Server`): every variant connects through it, the benchmark's own"
+              + " and the rocketmq-spring child JVM alike, so each statement costs every variant"
+              + " the same round trip. An embedded connection for the variants in the benchmark"
+              + " JVM would let them skip the round trip that the child, which cannot share the"
+              + " benchmark JVM's memory, pays; a file database would add disk writes that no"
+              + " other H2 figure has. So the H2 figures are those of a database server without"
+              + " fsync, not of an in-process database.");
+    } else {
+      s.append(
+          "One "
+              + (kind == TestDatabase.MARIADB ? "database" : "schema")
+              + " created for the run on the server and dropped after it; every variant writes"
+              + " to it, the rocketmq-spring child JVM included (the same URL and credentials).");
+    }
+    s.append(
+        " The tables every variant writes: `payment` (the business row), the narrow"
+            + " `raw_journal` of (b), (br), (f) and (d), `hand_journal` (txmsg's journal columns"
+            + " and indexes) of (b+), (br+) and (c), `raw_outbox` of (ho)/(hor), `credit` of every"
+            + " consumer, and txmsg's own tables.\n\n");
+    s.append("**Pools.** ").append(pools.describe(consumerPoolDescription())).append("\n\n");
+    s.append("**Broker JVM.** `")
+        .append(String.join(" ", mq.jvmOptions()))
+        .append("`: ")
+        .append(
+            opt.productionBroker
+                ? "the shape RocketMQ's JVM guidance gives a production broker (a fixed heap, G1"
+                    + " with its region size, reserve and initiating occupancy, direct memory"
+                    + " about twice the heap as in its 8 GiB heap / 15 GiB direct example, the heap"
+                    + " touched at start), scaled to a small broker on this "
+                    + memTotal()
+                    + " machine, which also holds the benchmark JVM (4 GiB heap), the rocketmq-spring child (1"
+                    + " GiB), the database servers and the page cache the commit log is read"
+                    + " through. The tests' cluster keeps its defaults (256 MiB, SerialGC); so"
+                    + " does this run with `--broker-jvm testkit`."
+                : "the test defaults (`--broker-jvm testkit`), not a production shape.")
+        .append(" One JVM runs the NameServer, the broker and the proxy (LOCAL mode).\n\n");
+    s.append("**Variant order.** Inside each round the variants run one after the other in an")
+        .append(" order shuffled anew for every round (and every concurrency), so no variant")
+        .append(" always runs right after another or first; the shuffle is seeded: seed **")
+        .append(order.seed())
+        .append("** (`--seed ")
+        .append(order.seed())
+        .append("` runs the same orders again). Each section lists its orders.\n");
+    return s.toString();
   }
 
   String machine() throws Exception {
@@ -566,8 +636,9 @@ public final class BenchMain {
           txmsgProxyAck,
           txmsgRemotingProxyAck,
           ds,
+          consumerDs == ds ? null : consumerDs,
+          h2,
           fixture,
-          springFixture,
           () -> {
             if (mq != null) {
               mq.close();
@@ -591,7 +662,18 @@ public final class BenchMain {
     long warmupMs = 1000;
     long measureMs = 3000;
     int consumeMessages = 10_000;
-    int e2eMessages = 3000;
+    int e2eMessages = 2000;
+
+    /** The end-to-end section's offered rate (events per second, an open loop). */
+    double e2eRate = 200;
+
+    /** The seed of the variant order's shuffle; random unless {@code --seed}. */
+    long seed = new java.security.SecureRandom().nextLong() & Long.MAX_VALUE;
+
+    /**
+     * The broker JVM of a small production broker ({@link BenchMain#broker()}), else the tests'.
+     */
+    boolean productionBroker = true;
 
     /**
      * MariaDB: the consumers' pool is READ COMMITTED (README); false measures the server default.
@@ -601,7 +683,9 @@ public final class BenchMain {
     long[] checkbackSizes = {10_000, 1_000_000, 10_000_000};
     List<String> sections = List.of("producer", "consumer", "e2e", "store", "checkback");
     List<String> variants =
-        List.of("a", "b", "c", "d", "e", "er", "f", "al", "ar", "br", "dr", "o", "or", "ho", "hor");
+        List.of(
+            "a", "b", "b+", "c", "d", "e", "er", "f", "al", "ar", "br", "br+", "dr", "o", "or",
+            "ho", "hor");
 
     /**
      * The producer section's concurrencies; its targets are judged at 8 (add 32 to see saturation).
@@ -648,6 +732,17 @@ public final class BenchMain {
           case "--measure-ms" -> o.measureMs = Long.parseLong(v);
           case "--consume-messages" -> o.consumeMessages = Integer.parseInt(v);
           case "--e2e-messages" -> o.e2eMessages = Integer.parseInt(v);
+          case "--e2e-rate" -> o.e2eRate = Double.parseDouble(v);
+          case "--seed" -> o.seed = Long.parseLong(v);
+          case "--broker-jvm" ->
+              o.productionBroker =
+                  switch (v) {
+                    case "production" -> true;
+                    case "testkit" -> false;
+                    default ->
+                        throw new IllegalArgumentException(
+                            "--broker-jvm must be production or testkit: " + v);
+                  };
           case "--consumer-isolation" ->
               o.consumerReadCommitted =
                   switch (v) {
@@ -673,7 +768,7 @@ public final class BenchMain {
             o.warmupMs = 500;
             o.measureMs = 1500;
             o.consumeMessages = 1500;
-            o.e2eMessages = 1000;
+            o.e2eMessages = 400;
             o.checkbackSizes = new long[] {10_000, 100_000};
             i--;
           }

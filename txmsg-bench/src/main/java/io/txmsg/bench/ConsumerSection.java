@@ -12,7 +12,6 @@ import io.txmsg.transport.BrokerConnection;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -103,11 +102,9 @@ final class ConsumerSection {
     progress("preloaded %d in %.1f s", n, (System.nanoTime() - t0) / 1e9);
   }
 
-  /** Each variant once, with a fresh consumer group, in an order rotated by round. */
+  /** Each variant once, with a fresh consumer group, in an order shuffled for this round. */
   private void runRound(int round, int n) throws Exception {
-    List<String> order = new ArrayList<>(variants);
-    Collections.rotate(order, round);
-    for (String v : order) {
+    for (String v : b.order.shuffle("consumer", round, 0, variants, ConsumerSection::shortName)) {
       String group = groupName(v, round);
       b.mq.createConsumerGroup(group, 16, Duration.ofSeconds(1), Duration.ofSeconds(5));
       double[] r = consumeAll(v, group, n);
@@ -118,6 +115,11 @@ final class ConsumerSection {
           "round %d %-38s %8.0f msg/s (%d of %d in %.2f s, %d errors)%s",
           round, v, r[0], (long) r[2], n, r[1], (long) r[3], round == 0 ? " (warm-up)" : "");
     }
+  }
+
+  /** A variant's name in the report's list of orders. */
+  private static String shortName(String variant) {
+    return ProducerSection.key(variant) + " " + TOKEN.get(variant);
   }
 
   private String groupName(String variant, int round) {
@@ -250,7 +252,8 @@ final class ConsumerSection {
             + " envelopes (as the txmsg producer writes them) are preloaded into a NORMAL topic;"
             + " each round a fresh consumer group of each variant consumes all of them from the"
             + " start (8 consumption threads each, no TLS on either transport), in an order"
-            + " rotated every round; each variant's consumers are closed before the next starts."
+            + " shuffled for every round (listed below the table); each variant's consumers are"
+            + " closed before the next starts."
             + " Throughput = (messages − 1) / (last applied − first applied), the same two points"
             + " for every variant (after the consumer's commit). The raw consumers (gRPC:"
             + " rocketmq-client-java `PushConsumer`; remoting: rocketmq-client"
@@ -285,6 +288,12 @@ final class ConsumerSection {
           errors);
     }
     rep.end();
+    rep.p(
+        "Order of the variants in each round, round 0 the warm-up (seed "
+            + b.order.seed()
+            + "): "
+            + String.join("; ", b.order.drawn("consumer"))
+            + ".");
     target(C_DEDUP, "consumer gRPC: dedup / raw gRPC", 0.85, base);
     target(C_GUARD, "consumer gRPC: dedup + version guard / raw gRPC", 0.8, base);
     target(C_LEASED, "consumer gRPC, leased delivery: dedup / raw gRPC", 0.85, base);

@@ -15,20 +15,18 @@ import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.rocketmq.client.apis.consumer.ConsumeResult;
 import org.apache.rocketmq.client.apis.consumer.FilterExpression;
 import org.apache.rocketmq.client.apis.consumer.PushConsumer;
 
 /**
- * 3. End to end (local commit → consumer commit): txmsg on each transport against the hand-written
- * raw client on the same transport (the baseline of the target) and rocketmq-spring (remoting); and
- * 6. memory of each application JVM, sampled during the same rounds.
+ * 3. End to end (local commit → consumer commit) at a fixed offered rate (an open loop, {@link
+ * OpenLoop}): txmsg on each transport against the hand-written raw client on the same transport
+ * (the baseline of the target) and rocketmq-spring (remoting); and 6. memory of each application
+ * JVM, sampled during the same rounds.
  */
 final class EndToEndSection {
   private static final String TXMSG = "(a) txmsg (gRPC, dedup, guard)";
@@ -37,18 +35,27 @@ final class EndToEndSection {
   private static final String TXMSG_R = "(ar) txmsg (remoting, dedup, guard)";
   private static final String RAW_R = "(br) raw client + journal (remoting), raw consumer";
 
+  /** The p99 target: txmsg's end-to-end p99 at most this many times the raw client's. */
+  private static final double P99_TARGET = 1.5;
+
   private final BenchMain b;
 
   /** The round the consumers' listeners report to; null between rounds. */
   private volatile E2eRound current;
 
-  /** Per measured round {events/s, p50 ms, p99 ms, errors}; spring adds heap and RSS figures. */
+  /**
+   * Per measured round {delivered events/s, p50 ms, p99 ms, errors, p99 of how late the sends
+   * started, ms}.
+   */
   private final List<double[]> tx = new ArrayList<>();
 
   private final List<double[]> raw = new ArrayList<>();
   private final List<double[]> sp = new ArrayList<>();
   private final List<double[]> txR = new ArrayList<>();
   private final List<double[]> rawR = new ArrayList<>();
+
+  /** rocketmq-spring's heap and RSS per measured round {heap median, heap max, RSS median, max}. */
+  private final List<double[]> springMemory = new ArrayList<>();
 
   private final List<Double> heap = new ArrayList<>();
   private final List<Double> rss = new ArrayList<>();
@@ -66,7 +73,9 @@ final class EndToEndSection {
 
   void run() throws Exception {
     int n = b.opt.e2eMessages;
-    progress("== 3. end to end: %d events per round at producer concurrency 8", n);
+    progress(
+        "== 3. end to end: %d events per round offered at %s events/s (open loop)",
+        n, Report.num(b.opt.e2eRate));
     String group = "bench-e2e-" + b.run;
     String rawGroup = "bench-raw-e2e-" + b.run;
     String groupR = "bench-e2e-r-" + b.run;
@@ -101,9 +110,7 @@ final class EndToEndSection {
         if (round == 1) {
           before = counters(rawClient, rawClientR);
         }
-        List<String> order = new ArrayList<>(variants);
-        Collections.rotate(order, round); // so no variant always runs first (warmer caches)
-        for (String v : order) {
+        for (String v : b.order.shuffle("e2e", round, 0, variants, v -> ProducerSection.key(v))) {
           runVariant(v, round, n, rawClient, rawClientR);
         }
       }
@@ -267,29 +274,15 @@ final class EndToEndSection {
   }
 
   /**
-   * Sends {@code n} events from 8 threads and waits until the consumer applied them; returns
-   * {events/s, p50 ms, p99 ms, send errors}.
+   * Starts {@code n} sends at the offered rate and waits until the consumer applied them; returns
+   * {delivered events/s, p50 ms, p99 ms, send errors, p99 of how late the sends started, ms}.
    */
   private double[] measuredRound(String v, int round, int n, Load.Op send) throws Exception {
     E2eRound e = new E2eRound(n);
     current = e;
-    AtomicLong next = new AtomicLong();
-    AtomicLong errors = new AtomicLong();
-    AtomicReference<Exception> firstError = new AtomicReference<>();
     long start = System.nanoTime();
-    BenchSupport.parallel(
-        8,
-        () -> {
-          while (next.incrementAndGet() <= n) {
-            try {
-              send.run(Load.nextId("e2e"));
-            } catch (Exception ex) {
-              errors.incrementAndGet();
-              firstError.compareAndSet(null, ex);
-              e.all.countDown(); // never applied: do not wait for it
-            }
-          }
-        });
+    // A failed send is never applied: do not wait for it.
+    OpenLoop.Result sent = OpenLoop.run(n, b.opt.e2eRate, "e2e", send, e.all::countDown);
     boolean complete = e.all.await(120, TimeUnit.SECONDS);
     current = null;
     long[] lat = e.latencies();
@@ -297,88 +290,110 @@ final class EndToEndSection {
       e.count() / ((e.last.get() - start) / 1e9),
       Stats.percentileMillis(lat, 0.5),
       Stats.percentileMillis(lat, 0.99),
-      errors.get()
+      sent.errors(),
+      sent.lateP99Ms()
     };
     progress(
-        "round %d %-42s %7.0f ev/s  commit→applied p50 %6.1f ms p99 %6.1f ms%s%s%s",
+        "round %d %-42s %7.0f ev/s  commit→applied p50 %6.1f ms p99 %6.1f ms, sends late p99"
+            + " %.1f ms%s%s%s",
         round,
         v,
         r[0],
         r[1],
         r[2],
-        errors.get() > 0 ? " errors " + errors.get() : "",
+        r[4],
+        sent.errors() > 0 ? " errors " + sent.errors() : "",
         round == 0 ? " (warm-up)" : "",
         complete ? "" : " INCOMPLETE");
-    if (firstError.get() != null) {
-      progress("  first send error: %s", firstError.get());
+    if (sent.firstError() != null) {
+      progress("  first send error: %s", sent.firstError());
     }
     return r;
   }
 
   private void springRound(int round, int n) throws Exception {
-    String[] f = b.spring.call("e2e 8 " + n, 240);
+    String[] f = b.spring.call("e2e " + b.opt.e2eRate + " " + n, 600);
     double[] q = {
       Long.parseLong(f[0]) / Double.parseDouble(f[1]),
       Double.parseDouble(f[2]),
       Double.parseDouble(f[3]),
-      Double.parseDouble(f[4]),
-      Double.parseDouble(f[5]),
-      Double.parseDouble(f[6]),
-      Double.parseDouble(f[7])
+      Double.parseDouble(f[9]),
+      Double.parseDouble(f[8])
     };
     if (round > 0) {
       sp.add(q);
+      springMemory.add(
+          new double[] {
+            Double.parseDouble(f[4]),
+            Double.parseDouble(f[5]),
+            Double.parseDouble(f[6]),
+            Double.parseDouble(f[7])
+          });
     }
     progress(
-        "round %d %-42s %7.0f ev/s  commit→applied p50 %6.1f ms p99 %6.1f ms%s%s",
+        "round %d %-42s %7.0f ev/s  commit→applied p50 %6.1f ms p99 %6.1f ms, sends late p99"
+            + " %.1f ms%s%s",
         round,
         SPRING,
         q[0],
         q[1],
         q[2],
+        q[4],
         round == 0 ? " (warm-up)" : "",
-        f.length > 8 ? " INCOMPLETE" : "");
+        "complete".equals(f[10]) ? "" : " INCOMPLETE");
   }
 
   private void writeEndToEndReport(int n, long[] after) {
     Report rep = b.report;
-    rep.h2("3. End to end: local commit → consumer commit");
+    String rate = Report.num(b.opt.e2eRate);
+    rep.h2("3. End to end at a fixed offered rate: local commit → consumer commit");
     rep.p(
-        "8 producer threads send "
+        "An open loop: "
             + n
-            + " events per round; one consumer group (8 threads) applies each in its own"
-            + " transaction. Latency = from the producer's local commit (txmsg: the"
-            + " `beforeHalfMessageCommit` hook; raw gRPC: after the JDBC commit, before the half"
-            + " commit; raw remoting: at the end of `executeLocalTransaction`, after the JDBC"
-            + " commit, before the end-transaction; rocketmq-spring: right after the"
-            + " `TransactionTemplate` commit in `executeLocalTransaction`) to the consumer's"
-            + " commit of the credit row (txmsg: the consume listener, called after the commit;"
-            + " raw: after the commit in the push consumer's listener; rocketmq-spring: after"
-            + " `TransactionTemplate` in the `@RocketMQMessageListener`). Sustained throughput ="
-            + " events / (first send → last applied). txmsg (the same producer code and handler"
-            + " on both transports) runs dedup + version guard + delivery confirmation +"
-            + " reconciler; the raw clients (baselines (b)/(br) of section 1 and the raw"
-            + " consumers of section 2 on the same transport) and rocketmq-spring have none of"
-            + " these. No variant uses TLS. The variants run in an order rotated every round;"
-            + " ratios are paired within each round, median (min–max) over "
+            + " events per round are offered at a fixed rate of **"
+            + rate
+            + " events/s**, event i started at i / "
+            + rate
+            + " s whatever the earlier ones are doing (on a pool of "
+            + OpenLoop.SENDERS
+            + " sender threads; rocketmq-spring's child JVM runs the same loop), so each variant"
+            + " carries the same load and the latency is that of the path, not of the queues of a"
+            + " saturated machine (a closed loop offers whatever the slowest part allows). \"sends"
+            + " late p99\" says how late the sends started after their scheduled time: a variant"
+            + " that cannot sustain the rate shows there and in a delivered rate below the offered"
+            + " one. One consumer group (8 threads) applies each event in its own transaction."
+            + " Latency = from the producer's local commit (txmsg: the `beforeHalfMessageCommit`"
+            + " hook; raw gRPC: after the JDBC commit, before the half commit; raw remoting: at the"
+            + " end of `executeLocalTransaction`, after the JDBC commit, before the end-transaction;"
+            + " rocketmq-spring: right after the `TransactionTemplate` commit in"
+            + " `executeLocalTransaction`) to the consumer's commit of the credit row (txmsg: the"
+            + " consume listener, called after the commit; raw: after the commit in the push"
+            + " consumer's listener; rocketmq-spring: after `TransactionTemplate` in the"
+            + " `@RocketMQMessageListener`). Delivered rate = events / (first send → last"
+            + " applied). txmsg (the same producer code and handler on both transports) runs dedup"
+            + " + version guard + delivery confirmation + reconciler; the raw clients (baselines"
+            + " (b)/(br) of section 1 and the raw consumers of section 2 on the same transport) and"
+            + " rocketmq-spring have none of these. No variant uses TLS. The variants run in an"
+            + " order shuffled for every round; ratios are paired within each round, median"
+            + " (min–max) over "
             + b.opt.rounds
             + " rounds after one warm-up round; \"raw, same transport\" is (b) for gRPC rows and"
             + " (br) for remoting rows.");
     rep.table(
         "variant",
-        "events/s",
+        "delivered events/s",
+        "sends late p99 ms",
         "p50 ms",
         "p99 ms",
-        "events/s × raw, same transport",
+        "p50 × raw, same transport",
         "p99 × raw, same transport",
-        "events/s × (c) spring",
         "p99 × (c) spring",
         "errors");
-    row(rep, TXMSG, tx, raw, true);
-    row(rep, RAW, raw, raw, true);
-    row(rep, TXMSG_R, txR, rawR, true);
-    row(rep, RAW_R, rawR, rawR, true);
-    row(rep, SPRING, sp, rawR, false);
+    row(rep, TXMSG, tx, raw);
+    row(rep, RAW, raw, raw);
+    row(rep, TXMSG_R, txR, rawR);
+    row(rep, RAW_R, rawR, rawR);
+    row(rep, SPRING, sp, rawR);
     rep.end();
     rep.p(
         "During the measured rounds: txmsg (gRPC) answered "
@@ -395,38 +410,50 @@ final class EndToEndSection {
             + (after[6] - before[6])
             + "; rocketmq-spring "
             + (after[3] - before[3])
+            + ". Order of the variants in each round, round 0 the warm-up (seed "
+            + b.order.seed()
+            + "): "
+            + String.join("; ", b.order.drawn("e2e"))
             + ".");
-    List<Double> rawP99 = col(raw, 2);
-    List<Double> txP99 = col(tx, 2);
-    b.report.targetAtMost(
-        "end to end p99 gRPC: txmsg / raw client on the same transport",
-        Stats.ratios(txP99, rawP99),
-        2.0,
-        Report.ms(Stats.median(txP99)) + " vs " + Report.ms(Stats.median(rawP99)) + " ms");
-    List<Double> rawP99R = col(rawR, 2);
-    List<Double> txP99R = col(txR, 2);
-    b.report.targetAtMost(
-        "end to end p99 remoting: txmsg / raw client on the same transport",
-        Stats.ratios(txP99R, rawP99R),
-        2.0,
-        Report.ms(Stats.median(txP99R)) + " vs " + Report.ms(Stats.median(rawP99R)) + " ms");
+    target("gRPC", tx, raw, rate);
+    target("remoting", txR, rawR, rate);
   }
 
-  private void row(
-      Report rep, String name, List<double[]> rows, List<double[]> base, boolean hasErrors) {
+  /** The p99 target of one transport: txmsg's p99 ÷ the raw client's, per round. */
+  private void target(String via, List<double[]> txmsg, List<double[]> base, String rate) {
+    String goal =
+        "end to end p99 at a fixed offered rate ("
+            + rate
+            + " events/s), "
+            + via
+            + ": txmsg / raw client on the same transport";
+    if (txmsg.isEmpty() || base.isEmpty()) {
+      b.report.notRun(goal, "≤ " + Report.ratio(P99_TARGET));
+      return;
+    }
+    List<Double> txP99 = col(txmsg, 2);
+    List<Double> rawP99 = col(base, 2);
+    b.report.targetAtMost(
+        goal,
+        Stats.ratios(txP99, rawP99),
+        P99_TARGET,
+        Report.ms(Stats.median(txP99)) + " vs " + Report.ms(Stats.median(rawP99)) + " ms");
+  }
+
+  private void row(Report rep, String name, List<double[]> rows, List<double[]> base) {
     if (rows.isEmpty()) {
       return; // not selected in this run
     }
     rep.row(
         name,
         Report.num(Stats.median(col(rows, 0))),
+        Report.ms(Stats.median(col(rows, 4))),
         Report.ms(Stats.median(col(rows, 1))),
         Report.ms(Stats.median(col(rows, 2))),
-        ratio(col(rows, 0), col(base, 0)),
+        ratio(col(rows, 1), col(base, 1)),
         ratio(col(rows, 2), col(base, 2)),
-        ratio(col(rows, 0), col(sp, 0)),
         ratio(col(rows, 2), col(sp, 2)),
-        hasErrors ? (long) col(rows, 3).stream().mapToDouble(x -> x).sum() : "–");
+        (long) col(rows, 3).stream().mapToDouble(x -> x).sum());
   }
 
   private static String ratio(List<Double> v, List<Double> base) {
@@ -441,8 +468,8 @@ final class EndToEndSection {
             + " (/proc/self/status VmRSS) of each application JVM. The txmsg figures are those of"
             + " the benchmark JVM, which also holds the harness and the raw-client baselines"
             + (b.kind == TestDatabase.H2
-                ? " and the **in-memory H2 database with every row written so far** (the"
-                    + " rocketmq-spring JVM holds its own, smaller, H2 database)"
+                ? " and the **in-memory H2 database with every row written so far**, every"
+                    + " variant's and rocketmq-spring's (served over TCP from this JVM)"
                 : "")
             + ". Heap settings: bench JVM "
             + ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getMax() / 1048576
@@ -456,10 +483,10 @@ final class EndToEndSection {
         Report.num(max(rss)));
     rep.row(
         "rocketmq-spring producer + consumer",
-        Report.num(Stats.median(col(sp, 3))),
-        Report.num(max(col(sp, 4))),
-        Report.num(Stats.median(col(sp, 5))),
-        Report.num(max(col(sp, 6))));
+        Report.num(Stats.median(col(springMemory, 0))),
+        Report.num(max(col(springMemory, 1))),
+        Report.num(Stats.median(col(springMemory, 2))),
+        Report.num(max(col(springMemory, 3))));
     rep.row(
         "embedded broker (NameServer + broker + proxy)",
         "–",

@@ -1,9 +1,6 @@
 package io.txmsg.bench;
 
 import io.txmsg.api.Envelope;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.rocketmq.client.producer.LocalTransactionState;
 import org.apache.rocketmq.client.producer.TransactionListener;
@@ -13,23 +10,27 @@ import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
 
 /**
- * Baseline (br): what a careful user writes by hand on rocketmq-client (remoting, the protocol of
- * rocketmq-spring and of txmsg's remoting transport): a {@link TransactionMQProducer} whose {@code
- * sendMessageInTransaction} sends the half message, runs {@link
- * TransactionListener#executeLocalTransaction} (the same local transaction as the gRPC (b): the
- * business row and the journal row in one JDBC transaction, {@link RawClient#localTransaction}) and
- * ends the transaction; {@link TransactionListener#checkLocalTransaction} answers from the same
- * journal table ({@code raw_journal}, {@link Sql#rawJournalTable()}). Plaintext, like every
- * variant.
+ * Baselines (br) and (br+): what a careful user writes by hand on rocketmq-client (remoting, the
+ * protocol of rocketmq-spring and of txmsg's remoting transport): a {@link TransactionMQProducer}
+ * whose {@code sendMessageInTransaction} sends the half message, runs {@link
+ * TransactionListener#executeLocalTransaction} (the business row and the journal row in one JDBC
+ * transaction, as the gRPC (b)/(b+)) and ends the transaction; {@link
+ * TransactionListener#checkLocalTransaction} answers from the same journal table. Plaintext, like
+ * every variant.
  *
- * <p>With {@code database = false} it is "broker alone (dr)": the same producer and messages, a
+ * <p>(br) writes the narrow {@code raw_journal}; (br+) writes txmsg's journal shape and, once
+ * {@code sendMessageInTransaction} returned COMMIT, hands the event id to a {@link SentBatcher}.
+ * With {@link JournalKind#NONE} it is "broker alone (dr)": the same producer and messages, a
  * listener that commits without touching the database.
  */
 final class RawRemotingClient implements AutoCloseable {
   private final BenchMain b;
   final String topic;
-  private final boolean database;
+  private final JournalKind journal;
   final TransactionMQProducer producer;
+
+  /** (br+): records SENT after the end-transaction; null otherwise. */
+  final SentBatcher sent;
 
   /** Check-backs this producer answered (all of them, COMMIT or UNKNOWN). */
   final AtomicLong checkbacks = new AtomicLong();
@@ -37,15 +38,28 @@ final class RawRemotingClient implements AutoCloseable {
   /** What {@link #send} hands to the listener: the event id and the hook after the local commit. */
   private record Local(String id, Runnable onCommitted) {}
 
+  /** (br) with {@code database}, else (dr). */
   RawRemotingClient(BenchMain b, String topic, String group, boolean database) throws Exception {
+    this(b, topic, group, database ? JournalKind.RAW : JournalKind.NONE, false);
+  }
+
+  RawRemotingClient(
+      BenchMain b, String topic, String group, JournalKind journal, boolean recordSent)
+      throws Exception {
     this.b = b;
     this.topic = topic;
-    this.database = database;
+    this.journal = journal;
+    this.sent = recordSent ? new SentBatcher(b.ds, topic) : null;
     this.producer = new TransactionMQProducer(group);
     producer.setNamesrvAddr(b.mq.namesrvAddress());
     producer.setUseTLS(false); // the client's default, stated: no variant of the benchmark uses TLS
     producer.setTransactionListener(new Listener());
     producer.start();
+  }
+
+  /** (br+): txmsg's journal shape and the batched SENT update. */
+  static RawRemotingClient withSent(BenchMain b, String topic, String group) throws Exception {
+    return new RawRemotingClient(b, topic, group, JournalKind.HAND, true);
   }
 
   /** Half message, local transaction, end transaction; {@code onCommitted} runs between the two. */
@@ -60,18 +74,19 @@ final class RawRemotingClient implements AutoCloseable {
               + ", local transaction "
               + r.getLocalTransactionState());
     }
+    if (sent != null) {
+      sent.sent(id);
+    }
   }
 
   private final class Listener implements TransactionListener {
     @Override
     public LocalTransactionState executeLocalTransaction(Message msg, Object arg) {
       Local local = (Local) arg;
-      if (database) {
-        try {
-          RawClient.localTransaction(b, topic, local.id());
-        } catch (Exception e) {
-          return LocalTransactionState.ROLLBACK_MESSAGE;
-        }
+      try {
+        journal.localTransaction(b, topic, local.id());
+      } catch (Exception e) {
+        return LocalTransactionState.ROLLBACK_MESSAGE;
       }
       if (local.onCommitted() != null) {
         local.onCommitted().run();
@@ -86,20 +101,14 @@ final class RawRemotingClient implements AutoCloseable {
     @Override
     public LocalTransactionState checkLocalTransaction(MessageExt msg) {
       checkbacks.incrementAndGet();
-      if (!database) {
-        return LocalTransactionState.COMMIT_MESSAGE;
-      }
       String id = msg.getUserProperty(Envelope.EVENT_ID);
       if (id == null) {
         return LocalTransactionState.UNKNOW;
       }
-      try (Connection c = b.ds.getConnection();
-          PreparedStatement ps =
-              c.prepareStatement("SELECT status FROM raw_journal WHERE event_id = ?")) {
-        ps.setString(1, id);
-        try (ResultSet rs = ps.executeQuery()) {
-          return rs.next() ? LocalTransactionState.COMMIT_MESSAGE : LocalTransactionState.UNKNOW;
-        }
+      try {
+        return journal.exists(b, id)
+            ? LocalTransactionState.COMMIT_MESSAGE
+            : LocalTransactionState.UNKNOW;
       } catch (Exception e) {
         return LocalTransactionState.UNKNOW;
       }
@@ -107,7 +116,10 @@ final class RawRemotingClient implements AutoCloseable {
   }
 
   @Override
-  public void close() {
+  public void close() throws Exception {
     producer.shutdown();
+    if (sent != null) {
+      sent.close();
+    }
   }
 }

@@ -201,10 +201,14 @@ final class Sql {
     }
   }
 
+  /** Executes one statement and commits it (the pool may hand out connections in a transaction). */
   static void exec(DataSource ds, String sql) throws SQLException {
     try (Connection c = ds.getConnection();
         Statement s = c.createStatement()) {
       s.execute(sql);
+      if (!c.getAutoCommit()) {
+        c.commit();
+      }
     }
   }
 
@@ -244,6 +248,71 @@ final class Sql {
   /** The republisher's index: rows of a status older than a cutoff, oldest first. */
   String rawJournalIndex() {
     return "CREATE INDEX raw_journal_status_created ON raw_journal (status, created_at)";
+  }
+
+  /**
+   * The journal of the hand-written baselines with a SENT update, (b+) and (br+), and of
+   * rocketmq-spring (c): txmsg's journal as its schema creates it (the columns, types, defaults and
+   * the five indexes of {@code txmsg_journal}), so each of these baselines writes a row like
+   * txmsg's. A copy, not txmsg's own DDL: the baseline must stay what it is when txmsg's journal
+   * changes, or a cheaper journal would show no gain against it.
+   */
+  String handJournalTable() {
+    String ts = kind == TestDatabase.MARIADB ? "DATETIME(3)" : "TIMESTAMP(3)";
+    String now = kind == TestDatabase.MARIADB ? "NOW(3)" : "LOCALTIMESTAMP(3)";
+    String bytes =
+        switch (kind) {
+          case H2 -> "VARBINARY";
+          case POSTGRESQL -> "BYTEA";
+          case MARIADB -> "LONGBLOB";
+        };
+    String text = kind == TestDatabase.H2 ? "CHARACTER LARGE OBJECT" : "TEXT";
+    return "CREATE TABLE "
+        + HandJournal.TABLE
+        + " (event_id VARCHAR(64) NOT NULL, attempt_id VARCHAR(64) NOT NULL,"
+        + " store_id VARCHAR(64) NOT NULL, aggregate_type VARCHAR(64) NOT NULL,"
+        + " aggregate_id VARCHAR(128) NOT NULL, aggregate_version BIGINT NOT NULL,"
+        + " event_type VARCHAR(64) NOT NULL, event_version INT NOT NULL,"
+        + " destination VARCHAR(127) NOT NULL, tag VARCHAR(128), message_key VARCHAR(128),"
+        + " business_key VARCHAR(128), payload "
+        + bytes
+        + " NOT NULL, payload_hash CHAR(64) NOT NULL, content_type VARCHAR(64), headers "
+        + text
+        + ", status VARCHAR(16) NOT NULL, owner_token VARCHAR(64), lease_until "
+        + ts
+        + ", retry_count INT NOT NULL DEFAULT 0, next_retry_at "
+        + ts
+        + " NOT NULL, checkback_count INT NOT NULL DEFAULT 0, last_checkback_at "
+        + ts
+        + ", broker_message_id VARCHAR(128), last_error_code VARCHAR(64),"
+        + " last_error_message VARCHAR(1000), created_at "
+        + ts
+        + " NOT NULL DEFAULT "
+        + now
+        + ", sent_at "
+        + ts
+        + ", updated_at "
+        + ts
+        + " NOT NULL DEFAULT "
+        + now
+        + ", publish_mode VARCHAR(16) NOT NULL DEFAULT 'HALF_MESSAGE',"
+        + " message_group VARCHAR(128), CONSTRAINT "
+        + HandJournal.TABLE
+        + "_pk PRIMARY KEY (event_id))";
+  }
+
+  /** The indexes of {@link #handJournalTable()}: those of txmsg's journal, one statement each. */
+  List<String> handJournalIndexes() {
+    String t = HandJournal.TABLE;
+    return List.of(
+        "CREATE INDEX " + t + "_due_ix ON " + t + " (status, next_retry_at)",
+        "CREATE INDEX "
+            + t
+            + "_aggregate_ix ON "
+            + t
+            + " (aggregate_type, aggregate_id, aggregate_version)",
+        "CREATE INDEX " + t + "_business_key_ix ON " + t + " (business_key)",
+        "CREATE INDEX " + t + "_created_ix ON " + t + " (created_at)");
   }
 
   /**

@@ -25,7 +25,8 @@ final class StoreSection {
           "txmsg_attempt",
           "txmsg_consume_log",
           "txmsg_aggregate_version",
-          "raw_journal");
+          "raw_journal",
+          HandJournal.TABLE);
 
   /** Terminal rows per table and round for the archive. */
   private static final int ARCHIVE_ROWS = 20_000;
@@ -79,7 +80,12 @@ final class StoreSection {
     long bytes = tableBytes(c, t);
     progress("  %-24s %9d rows %12d bytes %8.0f bytes/row", t, rows, bytes, (double) bytes / rows);
     rep.row(
-        "`" + t + "`" + (t.equals("raw_journal") ? " (baseline b)" : ""),
+        "`"
+            + t
+            + "`"
+            + (t.equals("raw_journal")
+                ? " (baselines b, br, f, d)"
+                : t.equals(HandJournal.TABLE) ? " (baselines b+, br+, c)" : ""),
         rows,
         bytes < 0 ? "–" : Report.num(bytes),
         rows == 0 || bytes < 0 ? "–" : Report.num((double) bytes / rows));

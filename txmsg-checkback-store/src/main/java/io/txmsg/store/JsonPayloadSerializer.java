@@ -18,7 +18,9 @@ public final class JsonPayloadSerializer implements PayloadSerializer {
             .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
             // Deterministic bytes: an idempotent retry must hash the same.
             .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
-            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES));
+            // An event written by a newer class (an added field) is read by an older one: a rolling
+            // deploy must not park it at every consumer still on the older class.
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES));
   }
 
   public JsonPayloadSerializer(ObjectMapper mapper) {

@@ -46,7 +46,8 @@ public final class TxmsgStore {
           "io/txmsg/store/consume/CommandMapper.xml",
           "io/txmsg/store/consume/ReplayMapper.xml",
           "io/txmsg/store/ops/OpsQueryMapper.xml",
-          "io/txmsg/store/archive/ArchiveMapper.xml");
+          "io/txmsg/store/archive/ArchiveMapper.xml",
+          "io/txmsg/store/cdc/CdcRelayMapper.xml");
 
   private final Dialect dialect;
   private final String prefix;

@@ -21,12 +21,24 @@ import picocli.CommandLine.Parameters;
  * aligned view: the journal row (producer), each consumer group's consume-log row, the dead
  * letters, and the replays those dead letters point to. The argument is tried as an event id first,
  * then as a business key (which may match several events).
+ *
+ * <p>Each line's TIME is when that row began, and TIME_IS names the column it comes from: the
+ * journal's {@code created_at} (the event's origin time, on the producer's clock), the consume
+ * log's {@code first_received_at}, a dead letter's {@code created_at} (when it was parked), a
+ * replay's {@code requested_at}. Later times are in DETAIL ({@code sent_at}, {@code updated_at},
+ * {@code finished_at}). Not the journal's {@code updated_at} as its TIME: it is often later than
+ * every consume-log row (confirmation marks the row SENT after the consumers got the event), which
+ * would put the producer's line, listed first, after the consumers' lines in time.
  */
 @Command(
     name = "trace",
     description = {
       "Follow an event: journal -> consume log per group -> dead letters -> replays.",
-      "The argument is an event id or, if no row has that id, a business key."
+      "The argument is an event id or, if no row has that id, a business key.",
+      "TIME is when each row began; TIME_IS names its column (journal created_at, the",
+      "event's origin time; consume log first_received_at; dead letter created_at, when",
+      "parked; replay requested_at). DETAIL shows later times (sent_at, updated_at,",
+      "finished_at)."
     })
 final class TraceCommand extends DbCommand {
   @Parameters(paramLabel = "<eventId|businessKey>")
@@ -89,7 +101,8 @@ final class TraceCommand extends DbCommand {
       for (Trace t : traces) {
         addRows(t, rows);
       }
-      out.printAligned(List.of("EVENT_ID", "SOURCE", "GROUP", "STATUS", "TIME", "DETAIL"), rows);
+      out.printAligned(
+          List.of("EVENT_ID", "SOURCE", "GROUP", "STATUS", "TIME", "TIME_IS", "DETAIL"), rows);
     }
     return TxmsgCli.OK;
   }
@@ -129,7 +142,7 @@ final class TraceCommand extends DbCommand {
     String id = t.eventId();
     JournalRow j = t.journal();
     if (j == null) {
-      rows.add(row(id, "journal", null, "(none)", null, "no journal row in this database"));
+      rows.add(row(id, "journal", null, "(none)", null, null, "no journal row in this database"));
     } else {
       rows.add(
           row(
@@ -137,7 +150,8 @@ final class TraceCommand extends DbCommand {
               "journal",
               null,
               j.getStatus(),
-              j.getUpdatedAt(),
+              j.getCreatedAt(),
+              "created_at",
               "topic="
                   + j.getDestination()
                   + " type="
@@ -146,7 +160,10 @@ final class TraceCommand extends DbCommand {
                   + j.getBusinessKey()
                   + " retries="
                   + j.getRetryCount()
-                  + (j.getLastErrorCode() == null ? "" : " error=" + j.getLastErrorCode())));
+                  + (j.getLastErrorCode() == null ? "" : " error=" + j.getLastErrorCode())
+                  + (j.getSentAt() == null ? "" : " sent_at=" + j.getSentAt())
+                  + " updated_at="
+                  + j.getUpdatedAt()));
     }
     for (ConsumeLogRow c : t.consumeLog()) {
       rows.add(
@@ -155,10 +172,13 @@ final class TraceCommand extends DbCommand {
               "consume_log",
               c.getConsumerGroup(),
               c.getStatus(),
-              c.getUpdatedAt(),
+              c.getFirstReceivedAt(),
+              "first_received_at",
               "attempt="
                   + c.getAttempt()
-                  + (c.getResultRef() == null ? "" : " result=" + c.getResultRef())));
+                  + (c.getResultRef() == null ? "" : " result=" + c.getResultRef())
+                  + " updated_at="
+                  + c.getUpdatedAt()));
     }
     for (DeadLetterRow d : t.deadLetters()) {
       rows.add(
@@ -168,6 +188,7 @@ final class TraceCommand extends DbCommand {
               d.getConsumerGroup(),
               d.getStatus(),
               d.getCreatedAt(),
+              "created_at",
               d.getKind()
                   + " reason="
                   + d.getReason()
@@ -179,7 +200,9 @@ final class TraceCommand extends DbCommand {
                       : " error="
                           + d.getErrorClass()
                           + ": "
-                          + Output.cell(d.getErrorMessage(), true))));
+                          + Output.cell(d.getErrorMessage(), true))
+                  + " updated_at="
+                  + d.getUpdatedAt()));
     }
     for (ReplayRequestRow r : t.replays()) {
       rows.add(
@@ -188,7 +211,8 @@ final class TraceCommand extends DbCommand {
               "replay",
               r.getConsumerGroup(),
               r.getStatus(),
-              r.getFinishedAt() != null ? r.getFinishedAt() : r.getRequestedAt(),
+              r.getRequestedAt(),
+              "requested_at",
               "request="
                   + r.getRequestId()
                   + " by="
@@ -200,18 +224,26 @@ final class TraceCommand extends DbCommand {
                   + r.getSucceeded()
                   + " failed="
                   + r.getFailed()
-                  + (r.getStoppedReason() == null ? "" : " stopped=" + r.getStoppedReason())));
+                  + (r.getStoppedReason() == null ? "" : " stopped=" + r.getStoppedReason())
+                  + (r.getFinishedAt() == null ? "" : " finished_at=" + r.getFinishedAt())));
     }
   }
 
   private static List<String> row(
-      String id, String source, String group, Object status, Object time, String detail) {
+      String id,
+      String source,
+      String group,
+      Object status,
+      Object time,
+      String timeIs,
+      String detail) {
     return List.of(
         Output.cell(id, true),
         source,
         Output.cell(group, true),
         Output.cell(status, true),
         Output.cell(time, true),
+        Output.cell(timeIs, true),
         Output.cell(detail, false));
   }
 }

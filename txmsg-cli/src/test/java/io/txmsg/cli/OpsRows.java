@@ -87,6 +87,23 @@ final class OpsRows {
         "RETRY".equals(status) ? 2 : 0);
   }
 
+  /**
+   * Marks a journal row SENT {@code age} ago, as the confirmation does after consumers got the
+   * event: its sent_at and updated_at become later than its created_at.
+   */
+  void markJournalSent(String eventId, Duration age) throws SQLException {
+    String t = ago(age);
+    update(
+        "UPDATE "
+            + PREFIX
+            + "journal SET status = 'SENT', sent_at = "
+            + t
+            + ", updated_at = "
+            + t
+            + " WHERE event_id = ?",
+        eventId);
+  }
+
   void attempt(String attemptId, String eventId, String state, Duration age) throws SQLException {
     update(
         "INSERT INTO "

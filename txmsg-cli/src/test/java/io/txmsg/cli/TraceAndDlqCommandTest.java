@@ -7,8 +7,11 @@ import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -20,12 +23,15 @@ class TraceAndDlqCommandTest {
   @TempDir Path dir;
 
   /**
-   * Event e1 (business key order-77): published, applied by billing, parked in mail (replay r1
-   * requested), and a conflict in audit. Event e2: another group's parked message only.
+   * Event e1 (business key order-77): published 3 h ago, applied by billing a minute later, marked
+   * SENT 30 minutes ago, parked in mail (replay r1 requested), and a conflict in audit. Event e2:
+   * another group's parked message only.
    */
   private static void fill(OpsRows rows) throws Exception {
-    rows.journal("e1", "SENT", "payment", "Paid", "order-77", Duration.ofHours(3));
-    rows.consumeLog("billing", "e1", "SUCCESS", Duration.ofHours(3));
+    rows.journal("e1", "PENDING", "payment", "Paid", "order-77", Duration.ofHours(3));
+    // Confirmed long after billing got it: updated_at is later than every consume-log row.
+    rows.markJournalSent("e1", Duration.ofMinutes(30));
+    rows.consumeLog("billing", "e1", "SUCCESS", Duration.ofHours(3).minusMinutes(1));
     rows.consumeLog("mail", "e1", "PARKED", Duration.ofHours(2));
     rows.deadLetter(
         "mail",
@@ -96,6 +102,44 @@ class TraceAndDlqCommandTest {
 
       JsonNode doc = cli.run("trace", "e1", "--json").json();
       JsonNode event = doc.get("events").get(0);
+      // Each line says which time it shows: the journal's is its created_at (not the later
+      // updated_at), so it is not later than the consume log's first_received_at.
+      String header = lines.get(0);
+      assertThat(header).contains("TIME", "TIME_IS", "DETAIL");
+      int time = header.indexOf("TIME ");
+      int timeIs = header.indexOf("TIME_IS");
+      int detail = header.indexOf("DETAIL");
+      Map<String, List<String>> timesIs = new HashMap<>();
+      Map<String, List<Instant>> times = new HashMap<>();
+      for (String l : lines.subList(1, lines.size())) {
+        String source = l.substring(sourceColumn).split(" ")[0];
+        timesIs
+            .computeIfAbsent(source, k -> new ArrayList<>())
+            .add(l.substring(timeIs, detail).strip());
+        times
+            .computeIfAbsent(source, k -> new ArrayList<>())
+            .add(Instant.parse(l.substring(time, timeIs).strip()));
+      }
+      assertThat(timesIs.get("journal")).containsExactly("created_at");
+      assertThat(timesIs.get("consume_log")).containsOnly("first_received_at");
+      assertThat(timesIs.get("dead_letter")).containsOnly("created_at");
+      assertThat(timesIs.get("replay")).containsExactly("requested_at");
+      JsonNode journal = event.get("journal");
+      assertThat(times.get("journal"))
+          .containsExactly(Instant.parse(journal.get("created_at").asText()));
+      assertThat(times.get("consume_log"))
+          .allSatisfy(t -> assertThat(t).isAfter(times.get("journal").get(0)));
+      String journalLine =
+          lines.stream()
+              .filter(l -> l.substring(sourceColumn).startsWith("journal "))
+              .findFirst()
+              .get();
+      assertThat(journalLine)
+          .contains("sent_at=" + Instant.parse(journal.get("sent_at").asText()))
+          .contains("updated_at=" + Instant.parse(journal.get("updated_at").asText()));
+      assertThat(Instant.parse(journal.get("updated_at").asText()))
+          .as("the later time the TIME column must not show")
+          .isAfter(times.get("consume_log").get(0));
       assertThat(event.get("journal").get("status").asText()).isEqualTo("SENT");
       assertThat(event.get("journal").has("payload_utf8")).isFalse();
       assertThat(column(event.get("consume_log"), "consumer_group"))

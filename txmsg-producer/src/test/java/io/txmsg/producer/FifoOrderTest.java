@@ -279,7 +279,7 @@ class FifoOrderTest {
                 + "-1'");
       }
       var second = p.template().execute(versioned(h.topic, agg, 2), ctx -> null);
-      assertThat(second.halfCommitAcknowledged()).as("held back: version 1 is DEAD").isFalse();
+      assertThat(second.brokerAcknowledged()).as("held back: version 1 is DEAD").isFalse();
       Thread.sleep(300); // past publishAfter
       assertThat(p.reconciler().runOnce().claimed()).as("nothing claimable").isZero();
       assertThat(registry.get("txmsg.journal.blocked").gauge().value()).isEqualTo(1.0);

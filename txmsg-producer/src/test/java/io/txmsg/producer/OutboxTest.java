@@ -135,7 +135,7 @@ class OutboxTest {
       String id = id();
       TxResult<Object> r = h.txmsg.template().execute(h.message(id, 7), pays(id, 7));
       String eventId = "evt-" + id;
-      assertThat(r.halfCommitAcknowledged()).as("SEND_OK of the immediate send").isTrue();
+      assertThat(r.brokerAcknowledged()).as("SEND_OK of the immediate send").isTrue();
       assertThat(r.publishedEventIds()).isEmpty();
       assertThat(h.paymentExists(id)).isTrue();
       assertThat(
@@ -170,7 +170,7 @@ class OutboxTest {
       String id = id();
       TxResult<Object> r = h.txmsg.template().execute(h.message(id, 3), pays(id, 3));
       String eventId = "evt-" + id;
-      assertThat(r.halfCommitAcknowledged()).isFalse();
+      assertThat(r.brokerAcknowledged()).isFalse();
       assertThat(h.journalStatus(eventId)).isEqualTo(JournalStatus.PENDING);
       assertThat(await(DELIVERY, () -> h.deliveryCount(eventId) >= 1))
           .as("sent by the reconciler after publishAfter")
@@ -201,7 +201,7 @@ class OutboxTest {
       String id = id();
       TxResult<Object> r = h.txmsg.template().execute(h.message(id, 4), pays(id, 4));
       String eventId = "evt-" + id;
-      assertThat(r.halfCommitAcknowledged()).isFalse();
+      assertThat(r.brokerAcknowledged()).isFalse();
       // A timeout names where the row stood (CI once waited 60 s here in vain): RETRY or PENDING
       // means the reconciler never sent it; SENT means the broker took it and the observer did
       // not see it.

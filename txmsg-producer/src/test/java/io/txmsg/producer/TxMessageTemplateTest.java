@@ -371,7 +371,7 @@ class TxMessageTemplateTest {
         };
     long start = System.nanoTime();
     TxResult<Object> r = h.txmsg.template().execute(h.message(id, 10), pays(id, 10));
-    assertThat(r.halfCommitAcknowledged()).isFalse();
+    assertThat(r.brokerAcknowledged()).isFalse();
     assertThat(await(Duration.ofSeconds(20), () -> h.deliveryCount("evt-" + id) == 1)).isTrue();
     long ms = Duration.ofNanos(System.nanoTime() - start).toMillis();
     System.out.println("MEASURED crash-to-delivery via check-back ms=" + ms + " db=" + kind.id());

@@ -123,8 +123,8 @@ public final class GrpcTransport implements Transport {
           + connection.endpoints()
           + ": "
           + missing
-          + " (create it as a TRANSACTION topic); broker said: "
-          + notFound.getMessage();
+          + " (create it first: a TRANSACTION topic for half messages, NORMAL or FIFO for plain sends); broker said: "
+          + PublishErrors.said(notFound);
     }
     String refused = refusal(e);
     return "producer for topics "
@@ -147,7 +147,7 @@ public final class GrpcTransport implements Transport {
               ? "a client without credentials (set BrokerConnection.withCredentials)"
               : "the credentials of access key " + LogSafe.quote(connection.accessKey()))
           + " ("
-          + unauthorized.getMessage()
+          + PublishErrors.said(unauthorized)
           + ")";
     }
     Throwable forbidden = PublishErrors.find(e, ForbiddenException.class);
@@ -155,7 +155,7 @@ public final class GrpcTransport implements Transport {
       return "authorization failed: access key "
           + LogSafe.quote(connection.accessKey())
           + " lacks a permission ("
-          + forbidden.getMessage()
+          + PublishErrors.said(forbidden)
           + ")";
     }
     return null;
@@ -163,7 +163,7 @@ public final class GrpcTransport implements Transport {
 
   private String startReason(Exception e) {
     String refused = refusal(e);
-    return refused != null ? refused : e.getMessage();
+    return refused != null ? refused : PublishErrors.said(e);
   }
 
   @Override

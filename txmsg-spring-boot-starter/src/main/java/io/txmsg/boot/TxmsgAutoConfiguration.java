@@ -1,55 +1,171 @@
 package io.txmsg.boot;
 
+import io.txmsg.api.TxMessageTemplate;
 import io.txmsg.consumer.TxConsumerSettings;
+import io.txmsg.consumer.TxConsumers;
 import io.txmsg.consumer.spring.TxConsumerConfiguration;
+import io.txmsg.consumer.spring.TxMessageHandlerBeanPostProcessor;
+import io.txmsg.producer.TxProducer;
 import io.txmsg.producer.TxProducerSettings;
 import io.txmsg.producer.spring.TxProducerConfiguration;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Import;
 
 /**
- * txmsg for Spring Boot: the settings beans from {@code txmsg.*} properties, then the plain-Spring
- * configurations that {@code @EnableTxProducer} and {@code @EnableTxConsumers} import, unchanged.
- * Those take the application's DataSource, transaction manager, MeterRegistry and
- * ObservationRegistry beans, so they run after Boot's auto-configuration of them. A settings bean
- * the application defines itself replaces the one built from properties.
+ * txmsg for Spring Boot: the producer and the consumers over the application's DataSource,
+ * transaction manager, MeterRegistry and ObservationRegistry, each started only when configured
+ * ({@link RuntimeConditions}).
+ *
+ * <ul>
+ *   <li>Settings: a {@code TxProducerSettings} / {@code TxConsumerSettings} bean (the
+ *       application's, or an empty one of the starter's) completed from {@code txmsg.*} properties
+ *       and the customizer beans ({@link SettingsFromProperties} states the precedence).
+ *   <li>Runtimes: {@link TxmsgProducerRuntime} (whose template is the {@link TxMessageTemplate}
+ *       bean) and {@link TxmsgConsumersRuntime}, built with the same builders as {@code
+ *       EnableTxProducer} / {@code EnableTxConsumers}; they start while the broker is unreachable
+ *       unless {@code txmsg.broker.fail-fast=true}.
+ *   <li>Schema: with Flyway on the class path, txmsg's own Flyway migrations run first ({@code
+ *       txmsg.flyway.enabled=false} turns them off).
+ * </ul>
  */
 @AutoConfiguration(
     afterName = {
       "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
       "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
+      "org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration",
+      "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
       "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
       "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration"
     })
 @EnableConfigurationProperties(TxmsgProperties.class)
 public class TxmsgAutoConfiguration {
 
-  /** The producer; off with {@code txmsg.producer.enabled=false}. */
+  /** The producer, when configured. */
   @Configuration(proxyBeanMethods = false)
-  @ConditionalOnProperty(prefix = "txmsg.producer", name = "enabled", matchIfMissing = true)
-  @Import(TxProducerConfiguration.class)
+  @Conditional(RuntimeConditions.Producer.class)
   static class Producer {
     @Bean
+    static SettingsCompleter txmsgProducerSettingsCompleter() {
+      return SettingsCompleter.producer();
+    }
+
+    @Bean
     @ConditionalOnMissingBean
-    TxProducerSettings txProducerSettings(TxmsgProperties properties) {
-      return SettingsFromProperties.producer(properties);
+    TxProducerSettings txProducerSettings() {
+      return new TxProducerSettings(); // completed by the SettingsCompleter
+    }
+
+    @Bean
+    TxmsgProducerRuntime txmsgProducerRuntime(
+        TxProducerSettings settings,
+        TxmsgProperties properties,
+        BeanFactory beanFactory,
+        ObjectProvider<TxmsgFlywayMigration> migration) {
+      migration.getIfAvailable(); // the schema first: txmsg's Flyway migrations, if any
+      TxmsgProperties.Broker broker = properties.getBroker();
+      return new TxmsgProducerRuntime(
+          () -> {
+            TxProducer.Builder b = TxProducerConfiguration.builder(settings, beanFactory);
+            var serializer =
+                PayloadSerializers.writer(properties.getProducer().getJsonMapper(), beanFactory);
+            if (serializer != null) {
+              b.serializer(serializer);
+            }
+            return b.build();
+          },
+          broker.isFailFast(),
+          broker.getConnectRetryInterval());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    TxMessageTemplate txMessageTemplate(TxmsgProducerRuntime runtime) {
+      return runtime.template();
     }
   }
 
-  /** The consumers; off with {@code txmsg.consumer.enabled=false}. */
+  /** The consumers, when configured. */
   @Configuration(proxyBeanMethods = false)
-  @ConditionalOnProperty(prefix = "txmsg.consumer", name = "enabled", matchIfMissing = true)
-  @Import(TxConsumerConfiguration.class)
-  static class Consumer {
+  @Conditional(RuntimeConditions.Consumers.class)
+  static class Consumers {
+    @Bean
+    static SettingsCompleter txmsgConsumerSettingsCompleter() {
+      return SettingsCompleter.consumer();
+    }
+
+    @Bean
+    static TxMessageHandlerBeanPostProcessor txMessageHandlerBeanPostProcessor() {
+      return new TxMessageHandlerBeanPostProcessor();
+    }
+
     @Bean
     @ConditionalOnMissingBean
-    TxConsumerSettings txConsumerSettings(TxmsgProperties properties) {
-      return SettingsFromProperties.consumer(properties);
+    TxConsumerSettings txConsumerSettings() {
+      return new TxConsumerSettings(); // completed by the SettingsCompleter
+    }
+
+    @Bean
+    TxmsgConsumersRuntime txmsgConsumersRuntime(
+        TxConsumerSettings settings,
+        TxMessageHandlerBeanPostProcessor handlers,
+        TxmsgProperties properties,
+        BeanFactory beanFactory,
+        ObjectProvider<TxmsgFlywayMigration> migration) {
+      migration.getIfAvailable(); // the schema first: txmsg's Flyway migrations, if any
+      TxmsgProperties.Broker broker = properties.getBroker();
+      return new TxmsgConsumersRuntime(
+          () -> {
+            TxConsumers.Builder b =
+                TxConsumerConfiguration.builder(settings, handlers, beanFactory);
+            var serializer =
+                PayloadSerializers.reader(properties.getConsumer().getJsonMapper(), beanFactory);
+            if (serializer != null) {
+              b.serializer(serializer);
+            }
+            return b.build();
+          },
+          broker.isFailFast(),
+          broker.getConnectRetryInterval());
+    }
+  }
+
+  /** Handlers without configured consumers fail the start instead of never being called. */
+  @Configuration(proxyBeanMethods = false)
+  @Conditional(RuntimeConditions.ConsumersUnconfigured.class)
+  static class NoConsumers {
+    @Bean
+    static UnconsumedHandlerGuard txmsgUnconsumedHandlerGuard() {
+      return new UnconsumedHandlerGuard();
+    }
+  }
+
+  /** txmsg's own Flyway migrations, before the runtimes. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "org.flywaydb.core.Flyway")
+  @ConditionalOnBean(DataSource.class)
+  @ConditionalOnBooleanProperty(name = "txmsg.flyway.enabled", matchIfMissing = true)
+  static class Flyway {
+    @Bean
+    TxmsgFlywayMigration txmsgFlywayMigration(
+        DataSource dataSource,
+        ObjectProvider<TxProducerSettings> producer,
+        ObjectProvider<TxConsumerSettings> consumer) {
+      Set<String> prefixes = new LinkedHashSet<>();
+      producer.ifAvailable(p -> prefixes.add(p.tablePrefix()));
+      consumer.ifAvailable(c -> prefixes.add(c.tablePrefix()));
+      return new TxmsgFlywayMigration(dataSource, prefixes);
     }
   }
 }

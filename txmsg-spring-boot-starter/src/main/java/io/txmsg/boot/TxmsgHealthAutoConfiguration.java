@@ -31,11 +31,13 @@ public class TxmsgHealthAutoConfiguration {
       DataSource dataSource,
       TxmsgProperties properties,
       ObjectProvider<TxProducerSettings> producer,
-      ObjectProvider<TxConsumerSettings> consumer) {
+      ObjectProvider<TxConsumerSettings> consumer,
+      ObjectProvider<TxmsgRuntime> runtimes) {
     TxProducerSettings p = producer.getIfAvailable();
     TxConsumerSettings c = consumer.getIfAvailable();
     String prefix = p != null ? p.tablePrefix() : c != null ? c.tablePrefix() : DEFAULT_PREFIX;
     BrokerConnection broker = p != null ? p.connection() : c != null ? c.connection() : null;
-    return new TxmsgHealthIndicator(dataSource, prefix, properties.getHealth(), broker);
+    return new TxmsgHealthIndicator(
+        dataSource, prefix, properties.getHealth(), broker, runtimes.orderedStream().toList());
   }
 }

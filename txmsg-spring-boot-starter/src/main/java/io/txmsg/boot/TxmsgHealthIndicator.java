@@ -4,6 +4,7 @@ import io.txmsg.store.TxmsgStore;
 import io.txmsg.transport.BrokerConnection;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
@@ -17,13 +18,17 @@ import org.springframework.boot.health.contributor.Status;
  * then would take the whole service out of its load balancer. DOWN only when a {@code
  * txmsg.health.down-when-*} threshold is set and exceeded. When the tables cannot be read the
  * status is UNKNOWN (the DataSource's own indicator reports a database outage). The {@code broker}
- * detail says whether the broker's addresses accept a TCP connection ({@link BrokerProbe}).
+ * detail says whether the broker's addresses accept a TCP connection ({@link BrokerProbe}); the
+ * {@code producer} and {@code consumers} details where each runtime stands ({@link
+ * TxmsgRuntimeStatus}): RETRYING while the broker could not be reached yet (UP: the outage rule
+ * above), FAILED when it gave up on a configuration error (DOWN: no later attempt fixes that).
  */
 public class TxmsgHealthIndicator implements HealthIndicator {
   private final DataSource dataSource;
   private final String tablePrefix;
   private final TxmsgProperties.Health thresholds;
   private final BrokerProbe probe;
+  private final List<TxmsgRuntime> runtimes;
   // Built on the first check: detecting the dialect needs a connection.
   private volatile TxmsgStore store;
 
@@ -34,7 +39,7 @@ public class TxmsgHealthIndicator implements HealthIndicator {
    */
   public TxmsgHealthIndicator(
       DataSource dataSource, String tablePrefix, TxmsgProperties.Health thresholds) {
-    this(dataSource, tablePrefix, thresholds, null);
+    this(dataSource, tablePrefix, thresholds, null, List.of());
   }
 
   /**
@@ -43,12 +48,14 @@ public class TxmsgHealthIndicator implements HealthIndicator {
    * @param thresholds the opt-in DOWN thresholds and the broker probe's settings
    * @param broker the runtimes' broker connection, probed when {@code txmsg.health.broker-probe} is
    *     on; null: no broker details
+   * @param runtimes the runtimes whose state is a detail
    */
   public TxmsgHealthIndicator(
       DataSource dataSource,
       String tablePrefix,
       TxmsgProperties.Health thresholds,
-      BrokerConnection broker) {
+      BrokerConnection broker,
+      List<TxmsgRuntime> runtimes) {
     this.dataSource = dataSource;
     this.tablePrefix = tablePrefix;
     this.thresholds = thresholds;
@@ -56,6 +63,7 @@ public class TxmsgHealthIndicator implements HealthIndicator {
         broker == null || !thresholds.isBrokerProbe() || broker.address() == null
             ? null
             : new BrokerProbe(broker, thresholds.getBrokerProbeTimeout());
+    this.runtimes = List.copyOf(runtimes);
   }
 
   @Override
@@ -66,9 +74,14 @@ public class TxmsgHealthIndicator implements HealthIndicator {
       b = TxmsgBacklog.read(dataSource, store());
     } catch (Exception e) {
       Health.Builder unknown = Health.unknown().withDetail("error", e.getClass().getName());
-      return withBroker(unknown, broker).build();
+      return withRuntimes(withBroker(unknown, broker)).build();
     }
     List<String> exceeded = exceeded(b);
+    for (TxmsgRuntime r : runtimes) {
+      if (r.status().state() == TxmsgRuntimeStatus.State.FAILED) {
+        exceeded.add(r.name() + " FAILED");
+      }
+    }
     if (broker != null && !broker.anyReachable() && thresholds.isDownWhenBrokerUnreachable()) {
       exceeded.add("txmsg.health.down-when-broker-unreachable=true");
     }
@@ -79,7 +92,7 @@ public class TxmsgHealthIndicator implements HealthIndicator {
             b.oldestUnconfirmed() == null ? "none" : b.oldestUnconfirmed().toString())
         .withDetail("deadRows", b.dead())
         .withDetail("parkedDeadLetters", b.parkedByGroup());
-    withBroker(h, broker);
+    withRuntimes(withBroker(h, broker));
     if (!exceeded.isEmpty()) {
       h.withDetail("exceeded", exceeded);
     }
@@ -94,6 +107,21 @@ public class TxmsgHealthIndicator implements HealthIndicator {
               "protocol", broker.protocol(),
               "reachable", broker.anyReachable(),
               "addresses", broker.addresses()));
+    }
+    return h;
+  }
+
+  private Health.Builder withRuntimes(Health.Builder h) {
+    for (TxmsgRuntime r : runtimes) {
+      TxmsgRuntimeStatus s = r.status();
+      Map<String, Object> detail = new LinkedHashMap<>();
+      detail.put("state", s.state().name());
+      detail.put("since", s.since().toString());
+      detail.put("attempts", s.attempts());
+      if (s.lastFailure() != null && s.state() != TxmsgRuntimeStatus.State.RUNNING) {
+        detail.put("lastFailure", s.lastFailure().toString());
+      }
+      h.withDetail(r.name(), detail);
     }
     return h;
   }

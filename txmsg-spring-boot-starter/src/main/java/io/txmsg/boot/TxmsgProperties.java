@@ -10,16 +10,20 @@ import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * The {@code txmsg.*} properties of a Spring Boot application. An unset property (null) keeps the
- * default of {@code TxProducerSettings} / {@code TxConsumerSettings}: the defaults live in one
- * place, the settings classes, and are repeated here only in the descriptions.
+ * The {@code txmsg.*} properties of a Spring Boot application: one property per public setting of
+ * {@code TxProducerSettings}, {@code TxConsumerSettings} and {@code ConsumerGroupConfig}, with the
+ * same defaults (TxmsgPropertiesCoverageTest holds the two together), plus the starter's own
+ * ({@code enabled}, {@code json-mapper}, {@code txmsg.broker.fail-fast}, health, Flyway). A
+ * property that is not one of these fails the start ({@code ignoreUnknownFields = false}): a typo
+ * or a removed property is never silently ignored.
  */
-@ConfigurationProperties("txmsg")
+@ConfigurationProperties(prefix = "txmsg", ignoreUnknownFields = false)
 public class TxmsgProperties {
   private final Broker broker = new Broker();
   private final Producer producer = new Producer();
   private final Consumer consumer = new Consumer();
   private final Health health = new Health();
+  private final Flyway flyway = new Flyway();
 
   public Broker getBroker() {
     return broker;
@@ -37,12 +41,30 @@ public class TxmsgProperties {
     return health;
   }
 
-  /** How to reach RocketMQ; shared by the producer and the consumer. */
+  public Flyway getFlyway() {
+    return flyway;
+  }
+
+  /** Which JSON mapper turns payload objects into bytes or back. */
+  public enum JsonMapperChoice {
+    /** txmsg's own Jackson 2 mapper ({@code JsonPayloadSerializer}). */
+    TXMSG,
+    /** The application's Jackson 3 {@code JsonMapper} bean, when Spring Boot provides one. */
+    APPLICATION
+  }
+
+  /** How to reach RocketMQ; shared by the producer and the consumers. */
   public static class Broker {
-    /** gRPC endpoint(s) of a RocketMQ 5 proxy, e.g. 127.0.0.1:8081. Set this or name-server. */
+    /**
+     * gRPC endpoint(s) of a RocketMQ 5 proxy, e.g. 127.0.0.1:8081 (needs txmsg-rocketmq). Set this
+     * or name-server.
+     */
     private String endpoints;
 
-    /** NameServer address(es), e.g. ns1:9876;ns2:9876 (remoting). Set this or endpoints. */
+    /**
+     * NameServer address(es), e.g. ns1:9876;ns2:9876 (remoting; needs txmsg-rocketmq-remoting). Set
+     * this or endpoints.
+     */
     private String nameServer;
 
     /** ACL access key; needs secret-key. */
@@ -54,8 +76,20 @@ public class TxmsgProperties {
     /** Whether to use TLS. Default: true for endpoints (gRPC), false for name-server. */
     private Boolean tls;
 
-    /** Client request timeout (sends, commits, receives). Default 3s. */
-    private Duration requestTimeout;
+    /** Client request timeout (sends, commits, receives). */
+    private Duration requestTimeout = Duration.ofSeconds(3);
+
+    /**
+     * Fail the start when the broker cannot be reached. Off: the application starts, execute throws
+     * TransportException and the consumers wait until the broker answers.
+     */
+    private boolean failFast = false;
+
+    /**
+     * Pause between two attempts to start the producer or the consumers while the broker cannot be
+     * reached.
+     */
+    private Duration connectRetryInterval = Duration.ofSeconds(5);
 
     public String getEndpoints() {
       return endpoints;
@@ -104,51 +138,131 @@ public class TxmsgProperties {
     public void setRequestTimeout(Duration requestTimeout) {
       this.requestTimeout = requestTimeout;
     }
+
+    public boolean isFailFast() {
+      return failFast;
+    }
+
+    public void setFailFast(boolean failFast) {
+      this.failFast = failFast;
+    }
+
+    public Duration getConnectRetryInterval() {
+      return connectRetryInterval;
+    }
+
+    public void setConnectRetryInterval(Duration connectRetryInterval) {
+      this.connectRetryInterval = connectRetryInterval;
+    }
   }
 
   /** The producer: TxMessageTemplate, journal, check-back, reconciler. */
   public static class Producer {
-    /** Whether to start the producer (a consumer-only application sets false). */
-    private boolean enabled = true;
+    /**
+     * Whether to start the producer. Unset: when txmsg.producer.topics is set (or the application
+     * defines a TxProducerSettings bean).
+     */
+    private Boolean enabled;
 
-    /** Topics of execute's events (TRANSACTION topics in HALF_MESSAGE mode). Required. */
+    /**
+     * Topics of execute's events: TRANSACTION topics (HALF_MESSAGE) or NORMAL/FIFO topics (OUTBOX).
+     * Setting them starts the producer.
+     */
     private List<String> topics = new ArrayList<>();
 
     /** NORMAL or FIFO topics that only TxContext.publish sends to. */
     private List<String> publishTopics = new ArrayList<>();
 
-    /** Identifies this journal in every message: 1..32 of [A-Za-z0-9_-]. Default "default". */
+    /**
+     * Identifies this journal in every message (the confirm group is txmsg-confirm- followed by
+     * it): 1..32 of [A-Za-z0-9_-]. Default: spring.application.name; with neither set the start
+     * fails.
+     */
     private String storeId;
 
-    /** Prefix of the txmsg tables. Default "txmsg_". */
-    private String tablePrefix;
+    /** Prefix of the txmsg tables. */
+    private String tablePrefix = "txmsg_";
 
-    /** How execute publishes its event. Default HALF_MESSAGE. */
-    private DeliveryMode deliveryMode;
+    /** How execute publishes its event. */
+    private DeliveryMode deliveryMode = DeliveryMode.HALF_MESSAGE;
 
-    /** How rows become SENT. Default CONSUMER (HALF_MESSAGE) or SEND_OK (OUTBOX). */
+    /** How rows become SENT. Default: CONSUMER with HALF_MESSAGE, SEND_OK with OUTBOX. */
     private DeliveryConfirmation confirmation;
 
-    /** A row unconfirmed this long after commit is republished. Default 10m. */
-    private Duration republishAfter;
+    /**
+     * A row sent OUTBOX-style whose send right after commit did not happen is sent this long after
+     * commit.
+     */
+    private Duration publishAfter = Duration.ofSeconds(5);
 
-    /** An OUTBOX-style row not sent right after commit is sent this long after. Default 5s. */
-    private Duration publishAfter;
+    /** Largest payload accepted after serialization and sanitizing (at most 4 MiB). */
+    private int maxPayloadBytes = 1048576;
 
-    /** Create or upgrade the txmsg tables at startup. Default false (apply the shipped SQL). */
-    private boolean autoCreateSchema;
+    /** A local transaction running longer is rolled back before commit. */
+    private Duration localTransactionTimeout = Duration.ofSeconds(30);
 
-    /** Run the reconciler in this instance. Default true. */
-    private Boolean reconcilerEnabled;
+    /** The check-back fences an attempt with no row only after the broker checked it this often. */
+    private int fenceAfterChecks = 2;
 
-    /** How long consumers keep consume-log rows (RETRY rows older become DEAD). Default 7d. */
-    private Duration consumeLogRetention;
+    /** When the check count is not reported: fence only half messages older than this. */
+    private Duration fenceAfter = Duration.ofSeconds(30);
 
-    public boolean isEnabled() {
+    /** Lock wait of the check-back's fencing insert. */
+    private Duration fenceLockWait = Duration.ofMillis(500);
+
+    /** Lock wait of the producer's ROLLED_BACK settlement insert. */
+    private Duration settleLockWait = Duration.ofSeconds(2);
+
+    /**
+     * A row unconfirmed this long after commit is republished; keep it above the broker's check
+     * window.
+     */
+    private Duration republishAfter = Duration.ofMinutes(10);
+
+    /** How often the reconciler looks for due rows. */
+    private Duration reconcileInterval = Duration.ofSeconds(1);
+
+    /** Rows claimed at once by the reconciler (1..1000). */
+    private int reconcileBatchSize = 100;
+
+    /** Sends the reconciler keeps in flight at once (1..64). */
+    private int reconcileConcurrency = 8;
+
+    /** Lease of a claimed row; must exceed twice the request timeout. */
+    private Duration leaseDuration = Duration.ofSeconds(30);
+
+    /**
+     * How long consumers keep consume-log rows; RETRY rows older than 90 % of it become DEAD
+     * (TOO_OLD).
+     */
+    private Duration consumeLogRetention = Duration.ofDays(7);
+
+    /**
+     * Create or upgrade the txmsg tables at startup (else apply the shipped SQL, txmsg schema apply
+     * or the Flyway copies).
+     */
+    private boolean autoCreateSchema = false;
+
+    /** Run the reconciler in this instance. */
+    private boolean reconcilerEnabled = true;
+
+    /**
+     * Which JSON mapper writes payload objects: TXMSG (txmsg's own Jackson 2 mapper: the bytes of
+     * earlier releases) or APPLICATION (the application's Jackson 3 JsonMapper).
+     */
+    private JsonMapperChoice jsonMapper = JsonMapperChoice.TXMSG;
+
+    /** Republish backoff after transient errors: initial, doubling, capped at max, ±20 % jitter. */
+    private final RetryBackoff retryBackoff = new RetryBackoff();
+
+    /** Batching of delivery confirmations (CONSUMER confirmation). */
+    private final ConfirmBatching confirmBatching = new ConfirmBatching();
+
+    public Boolean getEnabled() {
       return enabled;
     }
 
-    public void setEnabled(boolean enabled) {
+    public void setEnabled(Boolean enabled) {
       this.enabled = enabled;
     }
 
@@ -200,6 +314,62 @@ public class TxmsgProperties {
       this.confirmation = confirmation;
     }
 
+    public Duration getPublishAfter() {
+      return publishAfter;
+    }
+
+    public void setPublishAfter(Duration publishAfter) {
+      this.publishAfter = publishAfter;
+    }
+
+    public int getMaxPayloadBytes() {
+      return maxPayloadBytes;
+    }
+
+    public void setMaxPayloadBytes(int maxPayloadBytes) {
+      this.maxPayloadBytes = maxPayloadBytes;
+    }
+
+    public Duration getLocalTransactionTimeout() {
+      return localTransactionTimeout;
+    }
+
+    public void setLocalTransactionTimeout(Duration localTransactionTimeout) {
+      this.localTransactionTimeout = localTransactionTimeout;
+    }
+
+    public int getFenceAfterChecks() {
+      return fenceAfterChecks;
+    }
+
+    public void setFenceAfterChecks(int fenceAfterChecks) {
+      this.fenceAfterChecks = fenceAfterChecks;
+    }
+
+    public Duration getFenceAfter() {
+      return fenceAfter;
+    }
+
+    public void setFenceAfter(Duration fenceAfter) {
+      this.fenceAfter = fenceAfter;
+    }
+
+    public Duration getFenceLockWait() {
+      return fenceLockWait;
+    }
+
+    public void setFenceLockWait(Duration fenceLockWait) {
+      this.fenceLockWait = fenceLockWait;
+    }
+
+    public Duration getSettleLockWait() {
+      return settleLockWait;
+    }
+
+    public void setSettleLockWait(Duration settleLockWait) {
+      this.settleLockWait = settleLockWait;
+    }
+
     public Duration getRepublishAfter() {
       return republishAfter;
     }
@@ -208,12 +378,44 @@ public class TxmsgProperties {
       this.republishAfter = republishAfter;
     }
 
-    public Duration getPublishAfter() {
-      return publishAfter;
+    public Duration getReconcileInterval() {
+      return reconcileInterval;
     }
 
-    public void setPublishAfter(Duration publishAfter) {
-      this.publishAfter = publishAfter;
+    public void setReconcileInterval(Duration reconcileInterval) {
+      this.reconcileInterval = reconcileInterval;
+    }
+
+    public int getReconcileBatchSize() {
+      return reconcileBatchSize;
+    }
+
+    public void setReconcileBatchSize(int reconcileBatchSize) {
+      this.reconcileBatchSize = reconcileBatchSize;
+    }
+
+    public int getReconcileConcurrency() {
+      return reconcileConcurrency;
+    }
+
+    public void setReconcileConcurrency(int reconcileConcurrency) {
+      this.reconcileConcurrency = reconcileConcurrency;
+    }
+
+    public Duration getLeaseDuration() {
+      return leaseDuration;
+    }
+
+    public void setLeaseDuration(Duration leaseDuration) {
+      this.leaseDuration = leaseDuration;
+    }
+
+    public Duration getConsumeLogRetention() {
+      return consumeLogRetention;
+    }
+
+    public void setConsumeLogRetention(Duration consumeLogRetention) {
+      this.consumeLogRetention = consumeLogRetention;
     }
 
     public boolean isAutoCreateSchema() {
@@ -224,52 +426,157 @@ public class TxmsgProperties {
       this.autoCreateSchema = autoCreateSchema;
     }
 
-    public Boolean getReconcilerEnabled() {
+    public boolean isReconcilerEnabled() {
       return reconcilerEnabled;
     }
 
-    public void setReconcilerEnabled(Boolean reconcilerEnabled) {
+    public void setReconcilerEnabled(boolean reconcilerEnabled) {
       this.reconcilerEnabled = reconcilerEnabled;
     }
 
-    public Duration getConsumeLogRetention() {
-      return consumeLogRetention;
+    public JsonMapperChoice getJsonMapper() {
+      return jsonMapper;
     }
 
-    public void setConsumeLogRetention(Duration consumeLogRetention) {
-      this.consumeLogRetention = consumeLogRetention;
+    public void setJsonMapper(JsonMapperChoice jsonMapper) {
+      this.jsonMapper = jsonMapper;
+    }
+
+    public RetryBackoff getRetryBackoff() {
+      return retryBackoff;
+    }
+
+    public ConfirmBatching getConfirmBatching() {
+      return confirmBatching;
+    }
+  }
+
+  /** A republish backoff. */
+  public static class RetryBackoff {
+    /** First delay. */
+    private Duration initial = Duration.ofSeconds(1);
+
+    /** Largest delay. */
+    private Duration max = Duration.ofMinutes(5);
+
+    public Duration getInitial() {
+      return initial;
+    }
+
+    public void setInitial(Duration initial) {
+      this.initial = initial;
+    }
+
+    public Duration getMax() {
+      return max;
+    }
+
+    public void setMax(Duration max) {
+      this.max = max;
+    }
+  }
+
+  /** Confirmation batching. */
+  public static class ConfirmBatching {
+    /** Confirmations per SENT update (1..1000). */
+    private int size = 100;
+
+    /** Longest wait to fill a batch. */
+    private Duration flushInterval = Duration.ofMillis(20);
+
+    public int getSize() {
+      return size;
+    }
+
+    public void setSize(int size) {
+      this.size = size;
+    }
+
+    public Duration getFlushInterval() {
+      return flushInterval;
+    }
+
+    public void setFlushInterval(Duration flushInterval) {
+      this.flushInterval = flushInterval;
     }
   }
 
   /** The consumers: every @TxMessageHandler bean method. */
   public static class Consumer {
-    /** Whether to start the consumers (a producer-only application sets false). */
-    private boolean enabled = true;
+    /**
+     * Whether to start the consumers. Unset: when a group is configured under txmsg.consumer.groups
+     * (or the application defines a TxConsumerSettings bean).
+     */
+    private Boolean enabled;
 
-    /** Prefix of the txmsg tables. Default "txmsg_". */
-    private String tablePrefix;
+    /** Prefix of the txmsg tables. */
+    private String tablePrefix = "txmsg_";
 
-    /** Create or upgrade the txmsg tables at startup. Default false (apply the shipped SQL). */
-    private boolean autoCreateSchema;
+    /**
+     * Create or upgrade the txmsg tables at startup (else apply the shipped SQL, txmsg schema apply
+     * or the Flyway copies).
+     */
+    private boolean autoCreateSchema = false;
 
     /** Consumption threads per group, unless the group sets its own. */
-    private Integer threads;
+    private int threads = 8;
 
-    /** How long consume-log rows are kept. Default 7d. */
-    private Duration consumeLogRetention;
+    /**
+     * How long consume-log rows are kept; events born before retention minus too-old-margin are
+     * parked TOO_OLD.
+     */
+    private Duration consumeLogRetention = Duration.ofDays(7);
 
-    /** Consumer groups by name, each with the topics it subscribes. */
+    /**
+     * See consume-log-retention; keep it above the clock skew between producer and consumer hosts.
+     */
+    private Duration tooOldMargin = Duration.ofDays(1);
+
+    /** How often the command outbox dispatcher looks for due commands. */
+    private Duration commandPollInterval = Duration.ofMillis(500);
+
+    /** Commands claimed at once by the dispatcher. */
+    private int commandBatchSize = 50;
+
+    /** How long a claimed command belongs to one dispatcher. */
+    private Duration commandLease = Duration.ofSeconds(30);
+
+    /** Attempts of a command before it is parked. */
+    private int commandMaxAttempts = 10;
+
+    /** How long startup waits for the broker to announce a group's retry policy. */
+    private Duration retryPolicyWait = Duration.ofSeconds(10);
+
+    /**
+     * Which JSON mapper reads payloads: APPLICATION (the application's Jackson 3 JsonMapper when
+     * Spring Boot provides one, unknown properties ignored) or TXMSG (txmsg's own Jackson 2
+     * mapper).
+     */
+    private JsonMapperChoice jsonMapper = JsonMapperChoice.APPLICATION;
+
+    /**
+     * Consumer groups by name, each with the topics it subscribes. Setting one starts the
+     * consumers.
+     */
     private Map<String, Group> groups = new LinkedHashMap<>();
 
+    /** Backoff between command attempts: initial, doubling, capped at max. */
+    private final CommandBackoff commandBackoff = new CommandBackoff();
+
+    /** Draining the broker's dead-letter queue into the dead_letter table. */
     private final DlqDrain dlqDrain = new DlqDrain();
 
+    /** The worker that runs txmsg replay requests for this application's groups. */
+    private final ReplayWorker replayWorker = new ReplayWorker();
+
+    /** Leased delivery over gRPC: on when lease is set. */
     private final LeasedDelivery leasedDelivery = new LeasedDelivery();
 
-    public boolean isEnabled() {
+    public Boolean getEnabled() {
       return enabled;
     }
 
-    public void setEnabled(boolean enabled) {
+    public void setEnabled(Boolean enabled) {
       this.enabled = enabled;
     }
 
@@ -289,11 +596,11 @@ public class TxmsgProperties {
       this.autoCreateSchema = autoCreateSchema;
     }
 
-    public Integer getThreads() {
+    public int getThreads() {
       return threads;
     }
 
-    public void setThreads(Integer threads) {
+    public void setThreads(int threads) {
       this.threads = threads;
     }
 
@@ -305,6 +612,62 @@ public class TxmsgProperties {
       this.consumeLogRetention = consumeLogRetention;
     }
 
+    public Duration getTooOldMargin() {
+      return tooOldMargin;
+    }
+
+    public void setTooOldMargin(Duration tooOldMargin) {
+      this.tooOldMargin = tooOldMargin;
+    }
+
+    public Duration getCommandPollInterval() {
+      return commandPollInterval;
+    }
+
+    public void setCommandPollInterval(Duration commandPollInterval) {
+      this.commandPollInterval = commandPollInterval;
+    }
+
+    public int getCommandBatchSize() {
+      return commandBatchSize;
+    }
+
+    public void setCommandBatchSize(int commandBatchSize) {
+      this.commandBatchSize = commandBatchSize;
+    }
+
+    public Duration getCommandLease() {
+      return commandLease;
+    }
+
+    public void setCommandLease(Duration commandLease) {
+      this.commandLease = commandLease;
+    }
+
+    public int getCommandMaxAttempts() {
+      return commandMaxAttempts;
+    }
+
+    public void setCommandMaxAttempts(int commandMaxAttempts) {
+      this.commandMaxAttempts = commandMaxAttempts;
+    }
+
+    public Duration getRetryPolicyWait() {
+      return retryPolicyWait;
+    }
+
+    public void setRetryPolicyWait(Duration retryPolicyWait) {
+      this.retryPolicyWait = retryPolicyWait;
+    }
+
+    public JsonMapperChoice getJsonMapper() {
+      return jsonMapper;
+    }
+
+    public void setJsonMapper(JsonMapperChoice jsonMapper) {
+      this.jsonMapper = jsonMapper;
+    }
+
     public Map<String, Group> getGroups() {
       return groups;
     }
@@ -313,8 +676,16 @@ public class TxmsgProperties {
       this.groups = groups;
     }
 
+    public CommandBackoff getCommandBackoff() {
+      return commandBackoff;
+    }
+
     public DlqDrain getDlqDrain() {
       return dlqDrain;
+    }
+
+    public ReplayWorker getReplayWorker() {
+      return replayWorker;
     }
 
     public LeasedDelivery getLeasedDelivery() {
@@ -324,17 +695,20 @@ public class TxmsgProperties {
 
   /** One consumer group. */
   public static class Group {
-    /** Topics the group subscribes (tag filter *). */
+    /** Topics the group subscribes (tag filter *, unless tags names one). */
     private List<String> topics = new ArrayList<>();
+
+    /** Tag expression per topic, e.g. pay: "paid || refunded" (default *). */
+    private Map<String, String> tags = new LinkedHashMap<>();
 
     /** Event types acknowledged without a handler (never parked). */
     private List<String> ignore = new ArrayList<>();
 
-    /** Consumption threads of this group. */
-    private Integer threads;
+    /** Consumption threads of this group; 0: txmsg.consumer.threads. */
+    private int threads = 0;
 
-    /** Deliveries of an event without a local handler before it is parked. Default 16. */
-    private Integer maxAttempts;
+    /** Deliveries of an event without a local handler before it is parked (NO_HANDLER). */
+    private int maxAttempts = 16;
 
     public List<String> getTopics() {
       return topics;
@@ -342,6 +716,14 @@ public class TxmsgProperties {
 
     public void setTopics(List<String> topics) {
       this.topics = topics;
+    }
+
+    public Map<String, String> getTags() {
+      return tags;
+    }
+
+    public void setTags(Map<String, String> tags) {
+      this.tags = tags;
     }
 
     public List<String> getIgnore() {
@@ -352,36 +734,64 @@ public class TxmsgProperties {
       this.ignore = ignore;
     }
 
-    public Integer getThreads() {
+    public int getThreads() {
       return threads;
     }
 
-    public void setThreads(Integer threads) {
+    public void setThreads(int threads) {
       this.threads = threads;
     }
 
-    public Integer getMaxAttempts() {
+    public int getMaxAttempts() {
       return maxAttempts;
     }
 
-    public void setMaxAttempts(Integer maxAttempts) {
+    public void setMaxAttempts(int maxAttempts) {
       this.maxAttempts = maxAttempts;
     }
   }
 
-  /** Draining the broker's dead-letter queue into the dead_letter table. */
+  /** A command backoff. */
+  public static class CommandBackoff {
+    /** First delay. */
+    private Duration initial = Duration.ofSeconds(1);
+
+    /** Largest delay. */
+    private Duration max = Duration.ofMinutes(5);
+
+    public Duration getInitial() {
+      return initial;
+    }
+
+    public void setInitial(Duration initial) {
+      this.initial = initial;
+    }
+
+    public Duration getMax() {
+      return max;
+    }
+
+    public void setMax(Duration max) {
+      this.max = max;
+    }
+  }
+
+  /** Draining the broker's dead-letter queue. */
   public static class DlqDrain {
-    /** Whether to drain. Default: the consumer settings' default. */
-    private Boolean enabled;
+    /**
+     * Whether to drain the group's dead-letter queue (%DLQ% and the group name) into the
+     * dead_letter table (reason BROKER_DLQ).
+     */
+    private boolean enabled = true;
 
-    /** Pause after a failed drain round. Default 30s. */
-    private Duration retryInterval;
+    /** Pause after a failed drain round. */
+    private Duration retryInterval = Duration.ofSeconds(30);
 
-    public Boolean getEnabled() {
+    public boolean isEnabled() {
       return enabled;
     }
 
-    public void setEnabled(Boolean enabled) {
+    public void setEnabled(boolean enabled) {
       this.enabled = enabled;
     }
 
@@ -394,21 +804,46 @@ public class TxmsgProperties {
     }
   }
 
+  /** The replay worker. */
+  public static class ReplayWorker {
+    /** Whether this instance runs replay requests. */
+    private boolean enabled = true;
+
+    /** How often it looks for requests. */
+    private Duration pollInterval = Duration.ofSeconds(2);
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public Duration getPollInterval() {
+      return pollInterval;
+    }
+
+    public void setPollInterval(Duration pollInterval) {
+      this.pollInterval = pollInterval;
+    }
+  }
+
   /**
-   * Leased delivery over gRPC (TxConsumerSettings#leasedDelivery): on when {@code lease} is set. A
-   * crashed consumer's in-flight events then come back to another instance after at most one lease
-   * instead of the broker's channel expiry (120 s by default).
+   * Leased delivery (gRPC transport): a crashed consumer's in-flight events come back to another
+   * instance after at most one lease instead of the broker's channel expiry (120 s by default).
    */
   public static class LeasedDelivery {
     /**
-     * How long a received message stays hidden from other instances, renewed while held (>= 10s).
+     * How long a received message stays hidden from other instances, renewed while held (at least
+     * 10s). Unset: off.
      */
     private Duration lease;
 
-    /** Delay before the second delivery attempt of a failed event. Default 1s. */
+    /** Delay before the second delivery attempt of a failed event. */
     private Duration retryInitial = Duration.ofSeconds(1);
 
-    /** Largest delay between delivery attempts. Default 1m. */
+    /** Largest delay between delivery attempts. */
     private Duration retryMax = Duration.ofMinutes(1);
 
     public Duration getLease() {
@@ -436,10 +871,7 @@ public class TxmsgProperties {
     }
   }
 
-  /**
-   * The "txmsg" health indicator. It reports UP however large the backlog unless a threshold is
-   * set: a broker outage must not take every instance out of service at once.
-   */
+  /** The "txmsg" health indicator: UP however large the backlog unless a threshold is set. */
   public static class Health {
     /** Report DOWN when the journal has more DEAD rows than this. Unset: never. */
     private Long downWhenDeadRowsAbove;
@@ -451,11 +883,10 @@ public class TxmsgProperties {
     private Duration downWhenOldestUnconfirmedAbove;
 
     /**
-     * Report DOWN when no broker address accepts a TCP connection. Off by default: a broker outage
-     * would take every instance out of service at once, while txmsg keeps the events in the journal
-     * and delivers them when the broker is back.
+     * Report DOWN when no broker address accepts a TCP connection. Off: a broker outage would take
+     * every instance out of service at once, while txmsg keeps the events in the journal.
      */
-    private boolean downWhenBrokerUnreachable;
+    private boolean downWhenBrokerUnreachable = false;
 
     /** Probe the broker addresses (a TCP connect, nothing sent) on each health check. */
     private boolean brokerProbe = true;
@@ -509,6 +940,24 @@ public class TxmsgProperties {
 
     public void setBrokerProbeTimeout(Duration brokerProbeTimeout) {
       this.brokerProbeTimeout = brokerProbeTimeout;
+    }
+  }
+
+  /** txmsg's own Flyway migrations. */
+  public static class Flyway {
+    /**
+     * Run txmsg's Flyway migrations (io/txmsg/store/flyway per database, history table
+     * flyway_txmsg_history for the default table prefix) before the txmsg beans start, when Flyway
+     * is on the class path.
+     */
+    private boolean enabled = true;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
     }
   }
 }

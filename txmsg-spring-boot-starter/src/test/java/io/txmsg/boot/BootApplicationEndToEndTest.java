@@ -12,8 +12,7 @@ import io.txmsg.api.TxMessage;
 import io.txmsg.api.TxMessageTemplate;
 import io.txmsg.api.consumer.ConsumeContext;
 import io.txmsg.api.consumer.TxMessageHandler;
-import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
-import io.txmsg.testkit.rocketmq.TopicType;
+import io.txmsg.testkit.spring.EmbeddedTxmsgBroker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -21,14 +20,14 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.SpringBootVersion;
-import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.SpringVersion;
@@ -36,13 +35,35 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * A Boot application as a user writes it, on Spring 7: no txmsg {@code @Configuration}, only {@code
- * txmsg.*} properties and a {@code @TxMessageHandler} bean. On the embedded broker (gRPC) and H2,
- * an event executed through the auto-configured {@link TxMessageTemplate} reaches the handler,
- * whose JdbcTemplate write joins the claim's transaction, and is confirmed.
+ * txmsg.*} properties and a {@code @TxMessageHandler} bean, tested as users test it:
+ * {@code @SpringBootTest} with {@link EmbeddedTxmsgBroker}, which creates the topic and groups the
+ * properties name and sets the broker address (the test kit is built against Spring 6.2; this runs
+ * it under Boot 4 and Spring 7). On the embedded broker (gRPC) and H2, an event executed through
+ * the auto-configured {@link TxMessageTemplate} reaches the handler, whose JdbcTemplate write joins
+ * the claim's transaction, and is confirmed.
  */
+@SpringBootTest(
+    classes = BootApplicationEndToEndTest.App.class,
+    webEnvironment = SpringBootTest.WebEnvironment.NONE,
+    properties = {
+      "spring.main.banner-mode=off",
+      "spring.datasource.url=jdbc:h2:mem:boot-e2e;DB_CLOSE_DELAY=-1",
+      "spring.sql.init.schema-locations=classpath:boot-e2e-schema.sql",
+      "txmsg.broker.endpoints=127.0.0.1:8081", // replaced by the embedded proxy's
+      "txmsg.broker.request-timeout=10s",
+      "txmsg.producer.topics=" + BootApplicationEndToEndTest.TOPIC,
+      "txmsg.producer.store-id=boot-e2e",
+      "txmsg.producer.auto-create-schema=true",
+      "txmsg.consumer.auto-create-schema=true",
+      "txmsg.consumer.groups."
+          + BootApplicationEndToEndTest.GROUP
+          + ".topics="
+          + BootApplicationEndToEndTest.TOPIC
+    })
+@EmbeddedTxmsgBroker(retryMaxTimes = 5)
 class BootApplicationEndToEndTest {
-  private static final String TOPIC = "boot-pay";
-  private static final String GROUP = "boot-points";
+  static final String TOPIC = "boot-pay";
+  static final String GROUP = "boot-points";
   private static final List<String> OBSERVED = new CopyOnWriteArrayList<>();
 
   /** The payload. */
@@ -106,60 +127,43 @@ class BootApplicationEndToEndTest {
     }
   }
 
+  @Autowired ConfigurableApplicationContext ctx;
+
   @Test
   void anEventExecutedInABootApplicationReachesItsHandler() throws Exception {
-    EmbeddedRocketMQ mq = EmbeddedRocketMQ.shared();
-    mq.createTopic(TOPIC, TopicType.TRANSACTION);
-    mq.createConsumerGroup(GROUP, 5, Duration.ofMillis(500), Duration.ofSeconds(1));
-    try (ConfigurableApplicationContext ctx =
-        new SpringApplicationBuilder(App.class)
-            .web(WebApplicationType.NONE)
-            .properties(
-                "spring.main.banner-mode=off",
-                "spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
-                "spring.sql.init.schema-locations=classpath:boot-e2e-schema.sql",
-                "txmsg.broker.endpoints=" + mq.grpcEndpoint(),
-                "txmsg.broker.request-timeout=10s",
-                "txmsg.producer.topics=" + TOPIC,
-                "txmsg.producer.store-id=boot-e2e",
-                "txmsg.producer.auto-create-schema=true",
-                "txmsg.consumer.auto-create-schema=true",
-                "txmsg.consumer.groups." + GROUP + ".topics=" + TOPIC)
-            .run()) {
-      // the txmsg core modules run under the Boot 4 dependency management, not the parent's
-      assertThat(SpringVersion.getVersion()).startsWith("7.");
-      assertThat(SpringBootVersion.getVersion()).startsWith("4.0.");
+    // the txmsg core modules run under the Boot 4 dependency management, not the parent's
+    assertThat(SpringVersion.getVersion()).startsWith("7.");
+    assertThat(SpringBootVersion.getVersion()).startsWith("4.0.");
 
-      String id = EventIds.fromBusinessKey("boot-e2e", UUID.randomUUID().toString());
-      ctx.getBean(TxMessageTemplate.class)
-          .execute(
-              TxMessage.builder()
-                  .eventId(id)
-                  .topic(TOPIC)
-                  .eventType("PaymentSucceeded")
-                  .aggregate("Payment", "acct-1", 1)
-                  .payload(
-                      "{\"account\":\"acct-1\",\"amount\":10}".getBytes(StandardCharsets.UTF_8))
-                  .build(),
-              c -> null);
+    String id = EventIds.fromBusinessKey("boot-e2e", UUID.randomUUID().toString());
+    ctx.getBean(TxMessageTemplate.class)
+        .execute(
+            TxMessage.builder()
+                .eventId(id)
+                .topic(TOPIC)
+                .eventType("PaymentSucceeded")
+                .aggregate("Payment", "acct-1", 1)
+                .payload("{\"account\":\"acct-1\",\"amount\":10}".getBytes(StandardCharsets.UTF_8))
+                .build(),
+            c -> null);
 
-      JdbcTemplate jdbc = ctx.getBean(JdbcTemplate.class);
-      await(() -> points(jdbc, id) == 1);
-      assertThat(
-              jdbc.queryForObject(
-                  "SELECT amount FROM points WHERE event_id = ?", Integer.class, id))
-          .isEqualTo(10);
+    JdbcTemplate jdbc = ctx.getBean(JdbcTemplate.class);
+    await(() -> points(jdbc, id) == 1);
+    assertThat(
+            jdbc.queryForObject("SELECT amount FROM points WHERE event_id = ?", Integer.class, id))
+        .isEqualTo(10);
 
-      // the consumer's confirmation marks the journal row SENT: nothing pending any more
-      HealthIndicator health = ctx.getBean("txmsgHealthIndicator", HealthIndicator.class);
-      await(() -> Long.valueOf(0).equals(health.health().getDetails().get("pending")));
-      Health h = health.health();
-      assertThat(h.getStatus()).isEqualTo(Status.UP);
-      assertThat(h.getDetails()).containsEntry("deadRows", 0L);
+    // the consumer's confirmation marks the journal row SENT: nothing pending any more
+    HealthIndicator health = ctx.getBean("txmsgHealthIndicator", HealthIndicator.class);
+    await(() -> Long.valueOf(0).equals(health.health().getDetails().get("pending")));
+    Health h = health.health();
+    assertThat(h.getStatus()).isEqualTo(Status.UP);
+    assertThat(h.getDetails()).containsEntry("deadRows", 0L);
 
-      assertThat(ctx.getBean(MeterRegistry.class).find("txmsg.send").counters()).isNotEmpty();
-      assertThat(OBSERVED).contains("txmsg.execute", "txmsg.consume");
-    }
+    assertThat(ctx.getBean(MeterRegistry.class).find("txmsg.send").counters()).isNotEmpty();
+    assertThat(OBSERVED).contains("txmsg.execute", "txmsg.consume");
+    assertThat(h.getDetails().get("producer")).asString().contains("state=RUNNING");
+    assertThat(h.getDetails().get("consumers")).asString().contains("state=RUNNING");
   }
 
   private static int points(JdbcTemplate jdbc, String id) {

@@ -2,11 +2,15 @@ package io.txmsg.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.txmsg.api.InvalidSettingsException;
+import io.txmsg.api.TransportException;
 import io.txmsg.consumer.TxConsumerSettings;
 import io.txmsg.store.schema.SchemaMigrator;
 import io.txmsg.transport.BrokerConnection;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -169,6 +173,75 @@ class TxmsgHealthTest {
     try (ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
       return s.getLocalPort();
     }
+  }
+
+  @Test
+  void aRuntimeRetryingIsUpAndOneThatGaveUpIsDown() {
+    runner.run(
+        ctx -> {
+          fill(ctx);
+          DataSource ds = ctx.getBean(DataSource.class);
+          Instant since = Instant.parse("2026-01-01T00:00:00Z");
+          TxmsgRuntime retrying =
+              runtime(
+                  "producer",
+                  new TxmsgRuntimeStatus(
+                      TxmsgRuntimeStatus.State.RETRYING,
+                      since,
+                      3,
+                      new TransportException("broker unreachable", null)));
+          TxmsgRuntime running =
+              runtime(
+                  "consumers",
+                  new TxmsgRuntimeStatus(TxmsgRuntimeStatus.State.RUNNING, since, 1, null));
+          Health h =
+              new TxmsgHealthIndicator(
+                      ds, "txmsg_", new TxmsgProperties.Health(), null, List.of(retrying, running))
+                  .health();
+          assertThat(h.getStatus()).isEqualTo(Status.UP);
+          assertThat(h.getDetails().get("producer"))
+              .isEqualTo(
+                  Map.of(
+                      "state",
+                      "RETRYING",
+                      "since",
+                      since.toString(),
+                      "attempts",
+                      3,
+                      "lastFailure",
+                      "io.txmsg.api.TransportException: broker unreachable"));
+          assertThat(h.getDetails().get("consumers"))
+              .isEqualTo(Map.of("state", "RUNNING", "since", since.toString(), "attempts", 1));
+
+          TxmsgRuntime failed =
+              runtime(
+                  "producer",
+                  new TxmsgRuntimeStatus(
+                      TxmsgRuntimeStatus.State.FAILED,
+                      since,
+                      4,
+                      new InvalidSettingsException("topics", "'pay' is a NORMAL topic")));
+          Health down =
+              new TxmsgHealthIndicator(
+                      ds, "txmsg_", new TxmsgProperties.Health(), null, List.of(failed, running))
+                  .health();
+          assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+          assertThat(down.getDetails().get("exceeded")).asList().containsExactly("producer FAILED");
+        });
+  }
+
+  private static TxmsgRuntime runtime(String name, TxmsgRuntimeStatus status) {
+    return new TxmsgRuntime() {
+      @Override
+      public String name() {
+        return name;
+      }
+
+      @Override
+      public TxmsgRuntimeStatus status() {
+        return status;
+      }
+    };
   }
 
   @Test

@@ -7,27 +7,26 @@ import io.txmsg.api.TxMessage;
 import io.txmsg.api.TxMessageTemplate;
 import io.txmsg.api.TxResult;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Service;
 
 /**
- * Commits a payment and its {@code PaymentSucceeded} event together: the payment row is inserted in
- * the action of {@link TxMessageTemplate#execute}, whose local transaction also writes the journal
- * row; the event is delivered at least once after that transaction committed, and never if it
- * rolled back.
+ * Commits a payment and its {@code PaymentSucceeded} event together: the payment entity is saved in
+ * the action of {@link TxMessageTemplate#execute}, whose local transaction (run by Boot's
+ * JpaTransactionManager) also writes the journal row; the event is delivered at least once after
+ * that transaction committed, and never if it rolled back.
  */
 @Service
 public class PaymentService {
   private final TxMessageTemplate txmsg;
-  private final JdbcTemplate jdbc;
+  private final PaymentRepository payments;
   private final ObservationRegistry observations;
 
   public PaymentService(
       TxMessageTemplate txmsg,
-      JdbcTemplate jdbc,
+      PaymentRepository payments,
       ObjectProvider<ObservationRegistry> observations) {
     this.txmsg = txmsg;
-    this.jdbc = jdbc;
+    this.payments = payments;
     this.observations = observations.getIfAvailable(() -> ObservationRegistry.NOOP);
   }
 
@@ -40,9 +39,9 @@ public class PaymentService {
    * parent of {@code txmsg.execute}, and the handler's {@code txmsg.consume} span continues the
    * same trace on the consumer side.
    *
-   * @return the outcome; {@link TxResult#value()} is the number of payment rows inserted
+   * @return the outcome; {@link TxResult#value()} is the saved payment
    */
-  public TxResult<Integer> pay(String orderId, String customerId, long amountCents) {
+  public TxResult<Payment> pay(String orderId, String customerId, long amountCents) {
     PaymentSucceeded paid = new PaymentSucceeded(orderId, customerId, amountCents);
     TxMessage event =
         TxMessage.builder()
@@ -59,15 +58,16 @@ public class PaymentService {
             () ->
                 txmsg.execute(
                     event,
-                    // JdbcTemplate joins the transaction that also holds the journal row.
+                    // The repository joins the transaction that also holds the journal row.
+                    // saveAndFlush: the INSERT runs inside the action, where txmsg watches the
+                    // transaction's statements, not at the commit's flush after txmsg's last check.
                     ctx ->
-                        jdbc.update(
-                            "INSERT INTO payment (order_id, event_id, attempt_id, customer_id,"
-                                + " amount_cents) VALUES (?, ?, ?, ?, ?)",
-                            orderId,
-                            event.eventId(),
-                            ctx.attemptId(),
-                            customerId,
-                            amountCents)));
+                        payments.saveAndFlush(
+                            new Payment(
+                                orderId,
+                                event.eventId(),
+                                ctx.attemptId(),
+                                customerId,
+                                amountCents))));
   }
 }

@@ -12,14 +12,17 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.rocketmq.client.producer.LocalTransactionState;
 import org.apache.rocketmq.client.producer.TransactionSendResult;
 import org.apache.rocketmq.spring.core.RocketMQTemplate;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.support.MessageBuilder;
 
@@ -30,14 +33,19 @@ import org.springframework.messaging.support.MessageBuilder;
  * <ul>
  *   <li>{@code producer <threads> <warmupMs> <measureMs>} → {@code RESULT producer ops errors
  *       seconds p50Ms p99Ms}: transactional sends through RocketMQTemplate whose local transaction
- *       inserts the business row and a tx-log row (the table the checker reads);
- *   <li>{@code e2e <threads> <count>} → {@code RESULT e2e count seconds p50Ms p99Ms heapMedMb
- *       heapMaxMb rssMedMb rssMaxMb}: the same sends to the e2e topic, consumed by a
- *       {@code @RocketMQMessageListener} that inserts a credit row in its own transaction; latency
- *       is local commit → listener entry;
+ *       inserts the business row and a journal row (the table the checker reads);
+ *   <li>{@code e2e <perSecond> <count>} → {@code RESULT e2e count seconds p50Ms p99Ms heapMedMb
+ *       heapMaxMb rssMedMb rssMaxMb lateP99Ms errors complete}: the same sends to the e2e topic,
+ *       started at a fixed rate (an open loop: each send starts at its scheduled time, whatever the
+ *       earlier ones do, on a pool of {@link #E2E_SENDERS} threads; lateP99Ms says how late the
+ *       starts were), consumed by a {@code @RocketMQMessageListener} that inserts a credit row in
+ *       its own transaction; latency is local commit → the listener's commit;
  *   <li>{@code checkbacks} → {@code RESULT checkbacks n}: check-backs answered so far;
  *   <li>{@code quit}.
  * </ul>
+ *
+ * <p>The tables (payment, the journal, credit) are created by txmsg-bench on the database under
+ * test, which this JVM reaches through {@code spring.datasource.*}.
  */
 @SpringBootApplication
 public class SpringBenchApp {
@@ -48,14 +56,6 @@ public class SpringBenchApp {
     SpringApplication app = new SpringApplication(SpringBenchApp.class);
     app.setBannerMode(org.springframework.boot.Banner.Mode.OFF);
     ConfigurableApplicationContext ctx = app.run(args);
-    JdbcTemplate jdbc = ctx.getBean(JdbcTemplate.class);
-    jdbc.execute(
-        "CREATE TABLE IF NOT EXISTS payment (id VARCHAR(64) PRIMARY KEY, amount INT NOT NULL)");
-    jdbc.execute(
-        "CREATE TABLE IF NOT EXISTS tx_log (tx_id VARCHAR(64) PRIMARY KEY,"
-            + " created_at TIMESTAMP NOT NULL)");
-    jdbc.execute(
-        "CREATE TABLE IF NOT EXISTS credit (event_id VARCHAR(64) NOT NULL, amount INT NOT NULL)");
     RocketMQTemplate template = ctx.getBean(RocketMQTemplate.class);
     String topic = ctx.getEnvironment().getRequiredProperty("bench.topic");
     String e2eTopic = ctx.getEnvironment().getRequiredProperty("bench.e2e-topic");
@@ -75,7 +75,7 @@ public class SpringBenchApp {
                   Integer.parseInt(c[1]),
                   Long.parseLong(c[2]),
                   Long.parseLong(c[3]));
-          case "e2e" -> e2e(template, e2eTopic, Integer.parseInt(c[1]), Integer.parseInt(c[2]));
+          case "e2e" -> e2e(template, e2eTopic, Double.parseDouble(c[1]), Integer.parseInt(c[2]));
           case "checkbacks" ->
               System.out.println("RESULT checkbacks " + BenchTransactionListener.CHECKBACKS.get());
           case "quit" -> {
@@ -98,11 +98,18 @@ public class SpringBenchApp {
 
   private static final AtomicLong IDS = new AtomicLong();
 
+  /** Threads that start the e2e sends at their scheduled times. */
+  static final int E2E_SENDERS = 32;
+
+  /** What one send hands to the local transaction: the event id, its topic and payload. */
+  record Send(String id, String topic, String body) {}
+
   static void send(RocketMQTemplate template, String topic, String id) {
     String body =
         "{\"id\":\"" + id + "\",\"amount\":100,\"currency\":\"EUR\",\"account\":\"acct-1\"}";
     Message<String> m = MessageBuilder.withPayload(body).setHeader("eid", id).build();
-    TransactionSendResult r = template.sendMessageInTransaction(topic, m, id);
+    TransactionSendResult r =
+        template.sendMessageInTransaction(topic, m, new Send(id, topic, body));
     if (r.getLocalTransactionState() != LocalTransactionState.COMMIT_MESSAGE) {
       throw new IllegalStateException("local transaction " + r.getLocalTransactionState());
     }
@@ -172,43 +179,46 @@ public class SpringBenchApp {
         pct(all, 0.99));
   }
 
-  static void e2e(RocketMQTemplate template, String topic, int threads, int count)
+  static void e2e(RocketMQTemplate template, String topic, double perSecond, int count)
       throws Exception {
     E2eRun run = new E2eRun(count);
     e2e = run;
     Sampler sampler = new Sampler();
     sampler.start();
-    AtomicLong next = new AtomicLong();
+    AtomicLong errors = new AtomicLong();
+    long[] late = new long[count];
+    ExecutorService senders = Executors.newFixedThreadPool(E2E_SENDERS);
     long start = System.nanoTime();
-    CountDownLatch done = new CountDownLatch(threads);
-    for (int t = 0; t < threads; t++) {
-      Thread th =
-          new Thread(
-              () -> {
-                try {
-                  while (next.incrementAndGet() <= count) {
-                    try {
-                      send(template, topic, "e2e-" + IDS.incrementAndGet());
-                    } catch (Exception e) {
-                      next.decrementAndGet(); // retry the slot
-                    }
-                  }
-                } finally {
-                  done.countDown();
-                }
-              });
-      th.setDaemon(true);
-      th.start();
+    double interval = 1e9 / perSecond;
+    for (int i = 0; i < count; i++) {
+      long due = start + (long) (i * interval);
+      long wait;
+      while ((wait = due - System.nanoTime()) > 0) {
+        LockSupport.parkNanos(wait);
+      }
+      int slot = i;
+      senders.execute(
+          () -> {
+            late[slot] = Math.max(0, System.nanoTime() - due);
+            try {
+              send(template, topic, "e2e-" + IDS.incrementAndGet());
+            } catch (Exception e) {
+              errors.incrementAndGet();
+              run.handled.countDown(); // never applied: do not wait for it
+            }
+          });
     }
-    done.await();
-    boolean all = run.handled.await(120, java.util.concurrent.TimeUnit.SECONDS);
+    senders.shutdown();
+    senders.awaitTermination(10, TimeUnit.MINUTES);
+    boolean all = run.handled.await(120, TimeUnit.SECONDS);
     long end = run.lastHandled.get();
     sampler.stop = true;
     sampler.join();
     long[] lat = run.latencies();
+    Arrays.sort(late);
     System.out.printf(
         Locale.ROOT,
-        "RESULT e2e %d %.4f %.4f %.4f %.1f %.1f %.1f %.1f%s%n",
+        "RESULT e2e %d %.4f %.4f %.4f %.1f %.1f %.1f %.1f %.4f %d %s%n",
         lat.length,
         (end - start) / 1e9,
         pct(lat, 0.5),
@@ -217,7 +227,9 @@ public class SpringBenchApp {
         sampler.heapMax(),
         sampler.rssMedian(),
         sampler.rssMax(),
-        all ? "" : " incomplete");
+        pct(late, 0.99),
+        errors.get(),
+        all ? "complete" : "incomplete");
     e2e = null;
   }
 

@@ -12,5 +12,11 @@ public enum PublishMode {
    */
   HALF_MESSAGE,
   /** A plain synchronous send after the local transaction committed (the OUTBOX delivery mode). */
-  SEND
+  SEND,
+  /**
+   * Sent by the CDC relay (module txmsg-cdc), which reads the row's insert from the database's log
+   * and sends it as {@link #SEND} would (a plain or FIFO send, byte-identical); nothing is sent
+   * after the local transaction. Schema V4: a release before it never writes the value.
+   */
+  CDC
 }

@@ -19,7 +19,7 @@ public final class SchemaInstaller {
    * <dialect>-V<n>__txmsg.sql} for every dialect, bump this, and a migration test on data
    * (docs/architecture.md, "Schema versions").
    */
-  public static final int VERSION = 3;
+  public static final int VERSION = 4;
 
   private SchemaInstaller() {}
 

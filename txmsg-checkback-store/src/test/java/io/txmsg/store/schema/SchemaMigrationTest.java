@@ -182,13 +182,14 @@ class SchemaMigrationTest {
 
       SchemaUpgrade upgrade = schema.apply();
       assertThat(upgrade.from()).isEqualTo(1);
-      assertThat(upgrade.to()).isEqualTo(3);
+      assertThat(upgrade.to()).isEqualTo(4);
       assertThat(upgrade.statements())
           .isEqualTo(
               SchemaScripts.version(Dialect.H2, PREFIX, 2).size()
-                  + SchemaScripts.version(Dialect.H2, PREFIX, 3).size());
+                  + SchemaScripts.version(Dialect.H2, PREFIX, 3).size()
+                  + SchemaScripts.version(Dialect.H2, PREFIX, 4).size());
       assertThat(upgrade.alreadyApplied()).isZero();
-      assertThat(versionRow(ds)).isEqualTo(3);
+      assertThat(versionRow(ds)).isEqualTo(4);
       assertThat(columns(ds, PREFIX + "archive_run")).startsWith("run_id", "operator", "reason");
 
       // Every V1 value is unchanged; the new columns hold HALF_MESSAGE and NULL.
@@ -296,9 +297,9 @@ class SchemaMigrationTest {
 
       SchemaUpgrade upgrade = migrator(db).apply();
       assertThat(upgrade.from()).isEqualTo(1);
-      assertThat(upgrade.to()).isEqualTo(3);
+      assertThat(upgrade.to()).isEqualTo(4);
       assertThat(upgrade.alreadyApplied()).isEqualTo(1);
-      assertThat(versionRow(ds)).isEqualTo(3);
+      assertThat(versionRow(ds)).isEqualTo(4);
       assertThat(journal(ds).get("e1")).containsEntry("publish_mode", "HALF_MESSAGE");
     }
   }
@@ -433,7 +434,7 @@ class SchemaMigrationTest {
         }
       }
       assertThat(migrator(db).apply().changed()).isTrue();
-      assertThat(versionRow(ds)).isEqualTo(3);
+      assertThat(versionRow(ds)).isEqualTo(4);
     }
   }
 
@@ -454,7 +455,7 @@ class SchemaMigrationTest {
           .isInstanceOf(SchemaVersionException.class)
           .hasMessageContaining("at V1")
           .hasMessageContaining("txmsg_schema")
-          .hasMessageContaining("this release needs V3")
+          .hasMessageContaining("this release needs V4")
           .hasMessageContaining("txmsg schema apply --jdbc-url <url> --prefix txmsg_")
           .satisfies(
               e ->
@@ -471,7 +472,7 @@ class SchemaMigrationTest {
             .as("createSchema=" + create)
             .isInstanceOf(SchemaVersionException.class)
             .hasMessageContaining("at V99 according to txmsg_schema")
-            .hasMessageContaining("this release understands up to V3")
+            .hasMessageContaining("this release understands up to V4")
             .hasMessageContaining("upgrade txmsg");
       }
       assertThatThrownBy(() -> migrator(db).plan()).isInstanceOf(SchemaVersionException.class);
@@ -485,7 +486,7 @@ class SchemaMigrationTest {
       SchemaPlan plan = SchemaScripts.plan(d, PREFIX, SchemaStatus.empty(PREFIX));
       assertThat(plan.steps())
           .extracting(SchemaPlan.Step::title)
-          .containsExactly("the schema-version table txmsg_schema", "V1", "V2", "V3");
+          .containsExactly("the schema-version table txmsg_schema", "V1", "V2", "V3", "V4");
       assertThat(plan.steps().get(0).recordVersion())
           .startsWith("INSERT INTO txmsg_schema")
           .contains("'txmsg', 0,");
@@ -498,21 +499,30 @@ class SchemaMigrationTest {
       assertThat(plan.steps().get(3).recordVersion())
           .startsWith("UPDATE txmsg_schema SET version = 3")
           .endsWith("AND version = 2");
+      assertThat(plan.steps().get(4).recordVersion())
+          .startsWith("UPDATE txmsg_schema SET version = 4")
+          .endsWith("AND version = 3");
       assertThat(SchemaInstaller.statements(d, PREFIX)).isEqualTo(plan.statements());
       // The rendered script is the same statements again (what `txmsg schema print` shows).
       assertThat(SchemaScripts.read(renderedResource(plan), PREFIX)).isEqualTo(plan.statements());
 
       SchemaPlan fromV1 = SchemaScripts.plan(d, PREFIX, new SchemaStatus(PREFIX, 1, true, true));
-      assertThat(fromV1.steps()).extracting(SchemaPlan.Step::title).containsExactly("V2", "V3");
+      assertThat(fromV1.steps())
+          .extracting(SchemaPlan.Step::title)
+          .containsExactly("V2", "V3", "V4");
       // A database installed before schema versions gets the table and its V1 row first.
       SchemaPlan legacy = SchemaScripts.plan(d, PREFIX, new SchemaStatus(PREFIX, 1, false, false));
       assertThat(legacy.steps())
           .extracting(SchemaPlan.Step::title)
-          .containsExactly("the schema-version table txmsg_schema", "V2", "V3");
+          .containsExactly("the schema-version table txmsg_schema", "V2", "V3", "V4");
       assertThat(legacy.steps().get(0).recordVersion()).contains("'txmsg', 1,");
       assertThat(fromV1.render())
-          .contains("V1 -> V3", d.id() + "-V2__txmsg.sql", d.id() + "-V3__txmsg.sql");
-      SchemaPlan current = SchemaScripts.plan(d, PREFIX, new SchemaStatus(PREFIX, 3, true, true));
+          .contains(
+              "V1 -> V4",
+              d.id() + "-V2__txmsg.sql",
+              d.id() + "-V3__txmsg.sql",
+              d.id() + "-V4__txmsg.sql");
+      SchemaPlan current = SchemaScripts.plan(d, PREFIX, new SchemaStatus(PREFIX, 4, true, true));
       assertThat(current.isEmpty()).isTrue();
       assertThat(current.render()).contains("nothing to do");
     }

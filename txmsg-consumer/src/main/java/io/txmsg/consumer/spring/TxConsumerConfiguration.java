@@ -13,7 +13,6 @@ import io.txmsg.store.spring.SpringLocalTransactions;
 import io.txmsg.transport.Transport;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.BeanFactory;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -44,46 +43,56 @@ public class TxConsumerConfiguration {
 
   @Bean
   public TxConsumersLifecycle txConsumers(
-      DataSource dataSource,
-      PlatformTransactionManager transactionManager,
       TxConsumerSettings settings,
       TxMessageHandlerBeanPostProcessor handlers,
-      ObjectProvider<PayloadSerializer> serializer,
-      ObjectProvider<CommandExecutorBinding> executors,
-      ObjectProvider<ConsumeListener> listeners,
-      ObjectProvider<ConsumerInterceptor> interceptor,
-      BeanFactory beanFactory,
-      ObjectProvider<Transport> transport,
-      ObjectProvider<ConsumerMetrics> metrics,
-      ObjectProvider<ConsumerObservations> observations) {
-    return new TxConsumersLifecycle(
-        () -> {
-          TxConsumers.Builder b =
-              TxConsumers.builder()
-                  .dataSource(dataSource)
-                  .settings(settings)
-                  .transactions(new SpringLocalTransactions(transactionManager, dataSource));
-          handlers.handlers().forEach(b::handler);
-          serializer.ifAvailable(b::serializer);
-          executors.orderedStream().forEach(e -> b.commandExecutor(e.commandType(), e.executor()));
-          listeners.orderedStream().forEach(b::listener);
-          interceptor.ifAvailable(b::interceptor);
-          transport.ifAvailable(b::transport);
-          ConsumerMetrics m = metrics.getIfAvailable();
-          if (m == null && MICROMETER) {
-            m = MicrometerConsumerMetrics.fromBeanFactory(beanFactory);
-          }
-          if (m != null) {
-            b.metrics(m);
-          }
-          ConsumerObservations o = observations.getIfAvailable();
-          if (o == null && OBSERVATION) {
-            o = MicrometerConsumerObservations.fromBeanFactory(beanFactory);
-          }
-          if (o != null) {
-            b.observations(o);
-          }
-          return b;
-        });
+      BeanFactory beanFactory) {
+    return new TxConsumersLifecycle(() -> builder(settings, handlers, beanFactory));
+  }
+
+  /**
+   * The builder {@link #txConsumers} starts with, not yet built: the context's DataSource and
+   * transaction manager, the handlers the post-processor found, then the optional beans ({@link
+   * PayloadSerializer}, {@link CommandExecutorBinding}s, {@link ConsumeListener}s, {@link
+   * ConsumerInterceptor}, {@link Transport}, metrics and observations as described on this class).
+   * Call it once every handler bean exists (after the context refreshed). For integrations that
+   * decide themselves when to build (the Spring Boot starter starts once the broker answers).
+   */
+  public static TxConsumers.Builder builder(
+      TxConsumerSettings settings,
+      TxMessageHandlerBeanPostProcessor handlers,
+      BeanFactory beanFactory) {
+    DataSource dataSource = beanFactory.getBean(DataSource.class);
+    TxConsumers.Builder b =
+        TxConsumers.builder()
+            .dataSource(dataSource)
+            .settings(settings)
+            .transactions(
+                new SpringLocalTransactions(
+                    beanFactory.getBean(PlatformTransactionManager.class), dataSource));
+    handlers.handlers().forEach(b::handler);
+    beanFactory.getBeanProvider(PayloadSerializer.class).ifAvailable(b::serializer);
+    beanFactory
+        .getBeanProvider(CommandExecutorBinding.class)
+        .orderedStream()
+        .forEach(e -> b.commandExecutor(e.commandType(), e.executor()));
+    beanFactory.getBeanProvider(ConsumeListener.class).orderedStream().forEach(b::listener);
+    beanFactory.getBeanProvider(ConsumerInterceptor.class).ifAvailable(b::interceptor);
+    beanFactory.getBeanProvider(Transport.class).ifAvailable(b::transport);
+    ConsumerMetrics m = beanFactory.getBeanProvider(ConsumerMetrics.class).getIfAvailable();
+    if (m == null && MICROMETER) {
+      m = MicrometerConsumerMetrics.fromBeanFactory(beanFactory);
+    }
+    if (m != null) {
+      b.metrics(m);
+    }
+    ConsumerObservations o =
+        beanFactory.getBeanProvider(ConsumerObservations.class).getIfAvailable();
+    if (o == null && OBSERVATION) {
+      o = MicrometerConsumerObservations.fromBeanFactory(beanFactory);
+    }
+    if (o != null) {
+      b.observations(o);
+    }
+    return b;
   }
 }

@@ -15,7 +15,6 @@ import io.txmsg.store.spring.SpringLocalTransactions;
 import io.txmsg.transport.Transport;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.BeanFactory;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -40,47 +39,51 @@ public class TxProducerConfiguration {
           TxProducerConfiguration.class.getClassLoader());
 
   @Bean(destroyMethod = "close")
-  public TxProducer txProducer(
-      DataSource dataSource,
-      PlatformTransactionManager transactionManager,
-      TxProducerSettings settings,
-      BeanFactory beanFactory,
-      ObjectProvider<Transport> transport,
-      ObjectProvider<CheckbackResolver> resolvers,
-      ObjectProvider<PayloadSerializer> serializer,
-      ObjectProvider<PayloadSanitizer> sanitizer,
-      ObjectProvider<ProducerInterceptor> interceptor,
-      ObjectProvider<ProducerMetrics> metrics,
-      ObjectProvider<ProducerObservations> observations) {
+  public TxProducer txProducer(TxProducerSettings settings, BeanFactory beanFactory) {
+    return builder(settings, beanFactory).build();
+  }
+
+  @Bean
+  public TxMessageTemplate txMessageTemplate(TxProducer txProducer) {
+    return txProducer.template();
+  }
+
+  /**
+   * The builder {@link #txProducer} builds with, not yet built: the context's DataSource and
+   * transaction manager, then the optional beans ({@link Transport}, {@link CheckbackResolver}s in
+   * order, {@link PayloadSerializer}, {@link PayloadSanitizer}, {@link ProducerInterceptor},
+   * metrics and observations as described on this class). For integrations that decide themselves
+   * when to build (the Spring Boot starter builds once the broker answers).
+   */
+  public static TxProducer.Builder builder(TxProducerSettings settings, BeanFactory beanFactory) {
+    DataSource dataSource = beanFactory.getBean(DataSource.class);
     TxProducer.Builder b =
         TxProducer.builder()
             .dataSource(dataSource)
             .settings(settings)
-            .transactions(new SpringLocalTransactions(transactionManager, dataSource));
-    transport.ifAvailable(b::transport);
-    resolvers.orderedStream().forEach(b::resolver);
-    serializer.ifAvailable(b::serializer);
-    sanitizer.ifAvailable(b::sanitizer);
-    interceptor.ifAvailable(b::interceptor);
-    ProducerMetrics m = metrics.getIfAvailable();
+            .transactions(
+                new SpringLocalTransactions(
+                    beanFactory.getBean(PlatformTransactionManager.class), dataSource));
+    beanFactory.getBeanProvider(Transport.class).ifAvailable(b::transport);
+    beanFactory.getBeanProvider(CheckbackResolver.class).orderedStream().forEach(b::resolver);
+    beanFactory.getBeanProvider(PayloadSerializer.class).ifAvailable(b::serializer);
+    beanFactory.getBeanProvider(PayloadSanitizer.class).ifAvailable(b::sanitizer);
+    beanFactory.getBeanProvider(ProducerInterceptor.class).ifAvailable(b::interceptor);
+    ProducerMetrics m = beanFactory.getBeanProvider(ProducerMetrics.class).getIfAvailable();
     if (m == null && MICROMETER) {
       m = MicrometerProducerMetrics.fromBeanFactory(beanFactory);
     }
     if (m != null) {
       b.metrics(m);
     }
-    ProducerObservations o = observations.getIfAvailable();
+    ProducerObservations o =
+        beanFactory.getBeanProvider(ProducerObservations.class).getIfAvailable();
     if (o == null && OBSERVATION) {
       o = MicrometerProducerObservations.fromBeanFactory(beanFactory);
     }
     if (o != null) {
       b.observations(o);
     }
-    return b.build();
-  }
-
-  @Bean
-  public TxMessageTemplate txMessageTemplate(TxProducer txProducer) {
-    return txProducer.template();
+    return b;
   }
 }

@@ -159,17 +159,35 @@ final class RemotingAdmin implements AutoCloseable {
               + " reading "
               + what
               + " ("
-              + b.getErrorMessage()
+              + RemotingErrors.said(b.getErrorMessage())
               + ")",
           e);
     }
   }
 
+  /**
+   * Shuts the admin client down on a thread of its own and returns at once. rocketmq-client's
+   * shutdown can block for up to 3 s waiting for its connection-event thread (see {@code
+   * RemotingTransport#requireTopics}), and nothing of txmsg waits on the admin client's end: a
+   * transport closed because a producer could not start (a missing topic) should fail in
+   * milliseconds, not seconds. The thread is not a daemon, so a JVM still lets the shutdown finish.
+   */
   @Override
   public synchronized void close() {
     if (client != null) {
-      client.shutdown();
+      DefaultMQProducer closing = client;
       client = null;
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  closing.shutdown();
+                } catch (RuntimeException e) {
+                  log.warn("admin client shutdown failed: {}", e.toString());
+                }
+              },
+              "txmsg-remoting-admin-shutdown");
+      t.start();
     }
   }
 }

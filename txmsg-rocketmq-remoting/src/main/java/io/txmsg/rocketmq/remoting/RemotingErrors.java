@@ -1,6 +1,7 @@
 package io.txmsg.rocketmq.remoting;
 
 import io.txmsg.api.PublishException;
+import io.txmsg.transport.BrokerText;
 import org.apache.rocketmq.client.common.ClientErrorCode;
 import org.apache.rocketmq.client.exception.MQBrokerException;
 import org.apache.rocketmq.client.exception.MQClientException;
@@ -16,6 +17,9 @@ import org.apache.rocketmq.remoting.protocol.ResponseCode;
  * (16, and the ACL's 1 with an access-denied remark), a message too large or otherwise illegal
  * (13). Retryable: everything transient — system busy (2), flush and replica timeouts reported as a
  * send status, network timeouts and connection failures.
+ *
+ * <p>What the broker or the client said goes into txmsg's messages only through {@link #said}: on
+ * one line, without the client's FAQ link, so that a remark cannot forge a log line.
  */
 final class RemotingErrors {
   private RemotingErrors() {}
@@ -30,10 +34,12 @@ final class RemotingErrors {
     }
     if (e instanceof MQClientException c) {
       int code = c.getResponseCode();
+      // The selector send (FIFO: a queue per message group) says "for" and sets no code.
       if (code == ClientErrorCode.NOT_FOUND_TOPIC_EXCEPTION
-          || String.valueOf(c.getErrorMessage()).contains("No route info of this topic")) {
+          || String.valueOf(c.getErrorMessage()).contains("No route info of this topic")
+          || String.valueOf(c.getErrorMessage()).contains("No route info for this topic")) {
         return new PublishException(
-            what + ": topic not found (" + firstLine(c.getErrorMessage()) + ")",
+            what + ": topic not found (" + said(c.getErrorMessage()) + ")",
             "TOPIC_NOT_FOUND",
             false,
             c);
@@ -44,8 +50,7 @@ final class RemotingErrors {
       if (c.getCause() instanceof RemotingException r) {
         return transientFailure(what, r);
       }
-      return new PublishException(
-          what + ": " + firstLine(c.getErrorMessage()), "CLIENT_ERROR", true, c);
+      return new PublishException(what + ": " + said(c.getErrorMessage()), "CLIENT_ERROR", true, c);
     }
     if (e instanceof RemotingException r) {
       return transientFailure(what, r);
@@ -54,7 +59,11 @@ final class RemotingErrors {
       Thread.currentThread().interrupt();
       return new PublishException(what + ": interrupted", "INTERRUPTED", true, e);
     }
-    return new PublishException(what + ": " + e, "CLIENT_ERROR", true, e);
+    return new PublishException(
+        what + ": " + e.getClass().getName() + " (" + said(e.getMessage()) + ")",
+        "CLIENT_ERROR",
+        true,
+        e);
   }
 
   /** A send the broker stored but whose flush or replication it could not confirm. */
@@ -67,7 +76,7 @@ final class RemotingErrors {
   }
 
   private static PublishException fromCode(String what, int code, String remark, Throwable e) {
-    String detail = " (broker code " + code + ": " + firstLine(remark) + ")";
+    String detail = " (broker code " + code + ": " + said(remark) + ")";
     switch (code) {
       case ResponseCode.TOPIC_NOT_EXIST:
         return new PublishException(
@@ -95,20 +104,14 @@ final class RemotingErrors {
 
   private static PublishException transientFailure(String what, RemotingException r) {
     return new PublishException(
-        what + ": " + r.getClass().getSimpleName() + " (" + firstLine(r.getMessage()) + ")",
+        what + ": " + r.getClass().getSimpleName() + " (" + said(r.getMessage()) + ")",
         r.getClass().getSimpleName(),
         true,
         r);
   }
 
-  /** rocketmq-client appends a multi-line FAQ link to its messages: the first line says it. */
-  static String firstLine(String s) {
-    if (s == null) {
-      return "";
-    }
-    int nl = s.indexOf('\n');
-    String line = nl < 0 ? s : s.substring(0, nl);
-    int faq = line.indexOf("\nSee ");
-    return (faq < 0 ? line : line.substring(0, faq)).strip();
+  /** What the broker or the client said, on one line (see {@link BrokerText}). */
+  static String said(String text) {
+    return BrokerText.render(text);
   }
 }

@@ -20,6 +20,7 @@ import java.util.Date;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -106,6 +107,7 @@ public final class RemotingTransport implements Transport {
   @Override
   public ProducerChannel openProducer(ProducerSpec spec) {
     String group = producerGroup(spec.storeId());
+    requireTopics(group, spec.topics());
     TransactionMQProducer producer =
         clients.configure(
             new TransactionMQProducer(group, clients.rpcHook(), new ArrayList<>(spec.topics())),
@@ -119,35 +121,56 @@ public final class RemotingTransport implements Transport {
     producer.setTransactionListener(new CheckbackListener(spec));
     try {
       producer.start();
-      for (String topic : spec.topics()) {
-        if (!admin.topic(topic).exists()) {
-          throw new TransportException(
-              "producer could not start at "
-                  + connection.nameServer()
-                  + ": topic "
-                  + LogSafe.quote(topic)
-                  + " not found (create it as a TRANSACTION topic)",
-              null);
-        }
-      }
       registerWithBrokers(producer, spec.topics());
       return new RemotingProducerChannel(producer, group, spec.topics(), admin);
-    } catch (TransportException e) {
-      producer.shutdown();
-      throw e;
     } catch (Exception e) {
       producer.shutdown();
-      throw new TransportException(
-          "producer group "
-              + group
-              + " for topics "
-              + spec.topics()
-              + " could not start at "
-              + connection.nameServer()
-              + ": "
-              + RemotingErrors.firstLine(e.getMessage()),
-          e);
+      throw startFailure(group, spec.topics(), e);
     }
+  }
+
+  /**
+   * Fails when a topic is missing, before any producer client exists. The order matters for time,
+   * not for correctness: {@code NettyRemotingClient.shutdown} (rocketmq-client 5.4.0) joins the
+   * client's connection-event thread, which polls its queue with a 3 s timeout and wakes early only
+   * for an event such as a connection closing. A producer shut down before it had opened a
+   * connection therefore waited up to 3 s, so starting it and then finding a topic missing made
+   * this failure take 3 s or more (over 6 s at a cold start). The route is read through the
+   * transport's admin client, which asks a NameServer that does not answer again (a transient
+   * failure) and learns of a missing topic from the first answer.
+   */
+  private void requireTopics(String group, Set<String> topics) {
+    for (String topic : new TreeSet<>(topics)) {
+      boolean exists;
+      try {
+        exists = admin.topic(topic).exists();
+      } catch (Exception e) {
+        throw startFailure(group, topics, e);
+      }
+      if (!exists) {
+        throw new TransportException(
+            "producer could not start at "
+                + connection.nameServer()
+                + ": topic "
+                + LogSafe.quote(topic)
+                + " not found (create it first: a TRANSACTION topic for half messages, NORMAL or"
+                + " FIFO for plain sends)",
+            null);
+      }
+    }
+  }
+
+  private TransportException startFailure(String group, Set<String> topics, Exception e) {
+    return new TransportException(
+        "producer group "
+            + group
+            + " for topics "
+            + topics
+            + " could not start at "
+            + connection.nameServer()
+            + ": "
+            + RemotingErrors.said(e.getMessage()),
+        e);
   }
 
   /** Answers the broker's check-backs through the store's handler; UNKNOWN on any failure. */
@@ -232,7 +255,8 @@ public final class RemotingTransport implements Transport {
       consumer.start();
       settleAfterStart(consumer, 1);
       return subscription;
-    } catch (MQClientException e) {
+    } catch (MQClientException | RuntimeException e) {
+      // A RuntimeException too: start() throws IllegalStateException when no NameServer answers.
       consumer.shutdown();
       throw new TransportException(
           "consumer group "
@@ -242,7 +266,8 @@ public final class RemotingTransport implements Transport {
               + " at "
               + connection.nameServer()
               + ": "
-              + RemotingErrors.firstLine(e.getErrorMessage()),
+              + RemotingErrors.said(
+                  e instanceof MQClientException m ? m.getErrorMessage() : e.getMessage()),
           e);
     }
   }
@@ -339,7 +364,8 @@ public final class RemotingTransport implements Transport {
       MQClientManager.getInstance()
           .getOrCreateMQClientInstance(consumer, clients.rpcHook())
           .rebalanceImmediately();
-    } catch (MQClientException e) {
+    } catch (MQClientException | RuntimeException e) {
+      // A RuntimeException too: start() throws IllegalStateException when no NameServer answers.
       consumer.shutdown();
       throw new TransportException(
           "confirm group "
@@ -349,7 +375,8 @@ public final class RemotingTransport implements Transport {
               + " at "
               + connection.nameServer()
               + ": "
-              + RemotingErrors.firstLine(e.getErrorMessage()),
+              + RemotingErrors.said(
+                  e instanceof MQClientException m ? m.getErrorMessage() : e.getMessage()),
           e);
     }
     RemotingConfirmationSource source = new RemotingConfirmationSource(spec, handler, consumer);

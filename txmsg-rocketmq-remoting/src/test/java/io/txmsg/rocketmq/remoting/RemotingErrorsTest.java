@@ -61,6 +61,12 @@ class RemotingErrorsTest {
     assertThat(noRoute.errorCode()).isEqualTo("TOPIC_NOT_FOUND");
     assertThat(noRoute.retryable()).isFalse();
     assertThat(noRoute.getMessage()).doesNotContain("See https");
+    // The selector send (FIFO rows) words it differently and sets no code.
+    PublishException noRouteForGroup =
+        RemotingErrors.classify(
+            "send", new MQClientException("No route info for this topic, x", null));
+    assertThat(noRouteForGroup.errorCode()).isEqualTo("TOPIC_NOT_FOUND");
+    assertThat(noRouteForGroup.retryable()).isFalse();
 
     assertThat(RemotingErrors.classify("send", new RemotingTimeoutException("wait timeout")))
         .satisfies(e -> assertThat(e.retryable()).isTrue())
@@ -78,5 +84,20 @@ class RemotingErrorsTest {
         broker(ResponseCode.SYSTEM_ERROR, "No permission for topic x (access denied)");
     assertThat(e.errorCode()).isEqualTo("PERMISSION_DENIED");
     assertThat(e.retryable()).isFalse();
+  }
+
+  @Test
+  void aBrokerRemarkOrClientMessageWithALineBreakReachesTheMessageEscaped() {
+    PublishException remark =
+        broker(ResponseCode.TOPIC_NOT_EXIST, "topic[x] not exist\nINFO txmsg forged line");
+    assertThat(remark.getMessage())
+        .doesNotContain("\n")
+        .contains("topic[x] not exist\\nINFO txmsg forged line");
+    PublishException client =
+        RemotingErrors.classify("send", new MQClientException("boom\r\nforged", null));
+    assertThat(client.getMessage()).doesNotContain("\n", "\r");
+    assertThat(RemotingErrors.classify("send", new IllegalStateException("x\ny")).getMessage())
+        .doesNotContain("\n")
+        .contains("x\\ny");
   }
 }

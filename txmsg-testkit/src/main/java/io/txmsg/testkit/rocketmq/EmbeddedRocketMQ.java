@@ -187,6 +187,20 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
     return brokerPort;
   }
 
+  /**
+   * The cluster JVM's memory and garbage-collector options, in the order they are passed: heap,
+   * direct memory, collector, then each {@link Builder#jvmArgument extra argument}.
+   */
+  public List<String> jvmOptions() {
+    List<String> options = new ArrayList<>();
+    options.add("-Xms" + settings.minHeap);
+    options.add("-Xmx" + settings.maxHeap);
+    options.add("-XX:MaxDirectMemorySize=" + settings.maxDirectMemory);
+    options.add(settings.garbageCollector);
+    options.addAll(settings.jvmArguments);
+    return options;
+  }
+
   /** The directory holding the store, the logs ({@code logs/}) and the cluster's temp files. */
   public Path tempDir() {
     return tempDir;
@@ -333,7 +347,33 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
    * store directory and the same ports. Returns once it is ready again.
    */
   public synchronized void restart() {
+    stop();
+    start();
+  }
+
+  /**
+   * Kills the cluster process (like a crash: no graceful shutdown) and keeps its ports and store
+   * directory, so that {@link #start()} brings the same cluster back: its topics, groups and
+   * messages. Meanwhile nothing listens on its addresses, as when a broker is down: e.g. to start
+   * an application while the broker is unreachable. No-op when already stopped.
+   */
+  public synchronized void stop() {
     checkOpen();
+    kill(node);
+    node = null;
+  }
+
+  /**
+   * Starts a {@link #stop() stopped} cluster again on the same ports and store directory; returns
+   * once it is ready. No-op when it runs.
+   *
+   * @throws EmbeddedRocketMQException when it does not become ready, or a port stays taken
+   */
+  public synchronized void start() {
+    checkOpen();
+    if (node != null && node.process.isAlive()) {
+      return;
+    }
     kill(node);
     node = null;
     awaitPortsFree(Duration.ofSeconds(20));
@@ -517,14 +557,10 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
     command.add(
         Paths.get(System.getProperty("java.home"), "bin", windows ? "java.exe" : "java")
             .toString());
-    command.add("-Xms64m");
-    command.add("-Xmx" + settings.maxHeap);
-    command.add("-XX:MaxDirectMemorySize=" + settings.maxDirectMemory);
-    command.add("-XX:+UseSerialGC");
+    command.addAll(jvmOptions());
     command.add("-Duser.home=" + tempDir);
     command.add("-Djava.io.tmpdir=" + tempDir);
     command.add("-Dfile.encoding=UTF-8");
-    command.addAll(settings.jvmArguments);
     command.add("@" + writeArgumentFile());
     command.add(MAIN_CLASS);
     command.add(tempDir.resolve("cluster.properties").toString());
@@ -790,7 +826,9 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
     private Duration minLongPollingTimeout = Duration.ofMillis(1000);
     private Duration maxLongPollingTimeout = Duration.ofMillis(3000);
     private Duration startTimeout = Duration.ofSeconds(60);
+    private String minHeap = "64m";
     private String maxHeap = "256m";
+    private String garbageCollector = "-XX:+UseSerialGC";
     private String maxDirectMemory = "1g";
     private final List<String> jvmArguments = new ArrayList<>();
     private final Map<String, String> brokerProperties = new LinkedHashMap<>();
@@ -879,6 +917,12 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
       return this;
     }
 
+    /** The cluster JVM's {@code -Xms}. Default {@code 64m}. */
+    public Builder minHeap(String size) {
+      this.minHeap = Objects.requireNonNull(size, "minHeap");
+      return this;
+    }
+
     /** The cluster JVM's {@code -Xmx}. Default {@code 256m}. */
     public Builder maxHeap(String size) {
       this.maxHeap = Objects.requireNonNull(size, "maxHeap");
@@ -895,7 +939,27 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
       return this;
     }
 
-    /** An extra argument for the cluster JVM, e.g. {@code -XX:+UseG1GC}. None by default. */
+    /**
+     * The cluster JVM's garbage collector, as its JVM option (e.g. {@code -XX:+UseG1GC}; tune it
+     * with {@link #jvmArgument}). Default {@code -XX:+UseSerialGC}: the smallest footprint for a
+     * test cluster; a collector added with {@link #jvmArgument} instead would conflict with it.
+     *
+     * @throws IllegalArgumentException if {@code option} is not of the form {@code -XX:+Use…GC}
+     */
+    public Builder garbageCollector(String option) {
+      Objects.requireNonNull(option, "garbageCollector");
+      if (!option.matches("-XX:\\+Use[A-Za-z0-9]+GC")) {
+        throw new IllegalArgumentException(
+            "garbageCollector must be a JVM option like -XX:+UseG1GC, was " + option);
+      }
+      this.garbageCollector = option;
+      return this;
+    }
+
+    /**
+     * An extra argument for the cluster JVM, e.g. {@code -XX:G1HeapRegionSize=16m}. None by
+     * default.
+     */
     public Builder jvmArgument(String argument) {
       jvmArguments.add(Objects.requireNonNull(argument, "argument"));
       return this;
@@ -950,7 +1014,9 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
       copy.minLongPollingTimeout = minLongPollingTimeout;
       copy.maxLongPollingTimeout = maxLongPollingTimeout;
       copy.startTimeout = startTimeout;
+      copy.minHeap = minHeap;
       copy.maxHeap = maxHeap;
+      copy.garbageCollector = garbageCollector;
       copy.maxDirectMemory = maxDirectMemory;
       copy.jvmArguments.addAll(jvmArguments);
       copy.brokerProperties.putAll(brokerProperties);

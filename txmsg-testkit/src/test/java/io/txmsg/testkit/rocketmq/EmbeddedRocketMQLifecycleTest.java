@@ -4,9 +4,11 @@ import static io.txmsg.testkit.rocketmq.RocketMQClients.PROVIDER;
 import static io.txmsg.testkit.rocketmq.RocketMQClients.configuration;
 import static io.txmsg.testkit.rocketmq.RocketMQClients.message;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import org.apache.rocketmq.client.apis.producer.Producer;
 import org.apache.rocketmq.client.apis.producer.SendReceipt;
@@ -17,7 +19,9 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
-/** A second cluster next to the shared one: side by side, restart, close. */
+/**
+ * A second cluster next to the shared one, on a JVM of its own shape: side by side, restart, close.
+ */
 @EmbeddedRocketMQTest
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class EmbeddedRocketMQLifecycleTest {
@@ -25,7 +29,13 @@ class EmbeddedRocketMQLifecycleTest {
 
   @BeforeAll
   static void startSecondCluster() {
-    second = EmbeddedRocketMQ.builder().start();
+    second =
+        EmbeddedRocketMQ.builder()
+            .minHeap("128m")
+            .maxHeap("320m")
+            .garbageCollector("-XX:+UseG1GC")
+            .jvmArgument("-XX:G1HeapRegionSize=4m")
+            .start();
   }
 
   @AfterAll
@@ -33,6 +43,34 @@ class EmbeddedRocketMQLifecycleTest {
     if (second != null) {
       second.close();
     }
+  }
+
+  @Test
+  @Order(0)
+  void theClusterJvmRunsWithTheOptionsItWasBuiltWith(EmbeddedRocketMQ shared) {
+    assertThat(second.jvmOptions())
+        .containsExactly(
+            "-Xms128m",
+            "-Xmx320m",
+            "-XX:MaxDirectMemorySize=1g",
+            "-XX:+UseG1GC",
+            "-XX:G1HeapRegionSize=4m");
+    assertThat(arguments(second)).containsSubsequence(second.jvmOptions());
+    // the defaults every test cluster runs with
+    assertThat(shared.jvmOptions())
+        .containsExactly("-Xms64m", "-Xmx256m", "-XX:MaxDirectMemorySize=1g", "-XX:+UseSerialGC");
+    assertThat(arguments(shared)).containsSubsequence(shared.jvmOptions());
+  }
+
+  @Test
+  @Order(0)
+  void refusesAGarbageCollectorThatIsNotACollectorOption() {
+    EmbeddedRocketMQ.Builder builder = EmbeddedRocketMQ.builder();
+    assertThatThrownBy(() -> builder.garbageCollector("G1"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("garbageCollector");
+    assertThatThrownBy(() -> builder.garbageCollector("-XX:+UseG1GC -Xmx1g"))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
@@ -77,6 +115,11 @@ class EmbeddedRocketMQLifecycleTest {
     assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive)).isNotEqualTo(Optional.of(true));
     assertThat(Files.exists(tempDir)).isFalse();
     assertThat(second.isRunning()).isFalse();
+  }
+
+  /** The command line of the cluster's JVM, as the operating system reports it. */
+  private static List<String> arguments(EmbeddedRocketMQ cluster) {
+    return List.of(ProcessHandle.of(cluster.pid()).orElseThrow().info().arguments().orElseThrow());
   }
 
   private static SendReceipt sendOne(EmbeddedRocketMQ cluster, String topic) throws Exception {

@@ -1,11 +1,8 @@
 package io.txmsg.testkit.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.txmsg.api.PublishException;
 import io.txmsg.api.Resolution;
-import io.txmsg.api.TransportException;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQTest;
 import io.txmsg.testkit.rocketmq.TopicType;
@@ -152,32 +149,6 @@ class RemotingTransportTest {
       await(() -> confirmed.size() >= 5, Duration.ofSeconds(30));
       assertThat(confirmed).containsExactlyInAnyOrder("m0", "m1", "m2", "m3", "m4");
       assertThat(refusals.get()).isGreaterThan(1);
-    }
-  }
-
-  @Test
-  void aMissingTopicFailsAtOpenAndASendToItIsPermanent() throws Exception {
-    try (TestTransport.Open t = TestTransport.REMOTING.open()) {
-      assertThatThrownBy(
-              () ->
-                  t.transport()
-                      .openProducer(
-                          new ProducerSpec("rt-s4", Set.of("no-such-topic-rt"), v -> null)))
-          .isInstanceOf(TransportException.class)
-          .hasMessageContaining("no-such-topic-rt")
-          .hasMessageContaining("not found");
-      String topic = "rt-ok-" + UUID.randomUUID().toString().substring(0, 8);
-      mq.createTopic(topic, TopicType.NORMAL);
-      try (ProducerChannel p =
-          t.transport().openProducer(new ProducerSpec("rt-s5", Set.of(topic), v -> null))) {
-        assertThatThrownBy(() -> p.send(message("no-such-topic-rt2", "x")))
-            .isInstanceOfSatisfying(
-                PublishException.class,
-                e -> {
-                  assertThat(e.errorCode()).isEqualTo("TOPIC_NOT_FOUND");
-                  assertThat(e.retryable()).isFalse();
-                });
-      }
     }
   }
 

@@ -1,0 +1,339 @@
+package io.txmsg.cdc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.txmsg.api.PayloadHashes;
+import io.txmsg.store.TxmsgStore;
+import io.txmsg.store.journal.Journal;
+import io.txmsg.store.journal.JournalRow;
+import io.txmsg.store.journal.JournalStatus;
+import io.txmsg.store.journal.PublishMode;
+import io.txmsg.store.schema.SchemaInstaller;
+import io.txmsg.store.tx.StoreTransactions;
+import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.TestDatabase;
+import io.txmsg.testkit.db.TestDatabases;
+import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
+import io.txmsg.testkit.rocketmq.TopicType;
+import io.txmsg.testkit.transport.TestTransport;
+import io.txmsg.transport.InboundMessage;
+import io.txmsg.transport.Subscription;
+import io.txmsg.transport.SubscriptionSpec;
+import io.txmsg.transport.Verdict;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.provider.Arguments;
+
+/**
+ * One CDC test: a fresh database with the txmsg schema, a store id, slot and publication names of
+ * its own ({@value #NAME_PREFIX}…), a transport on the shared embedded cluster, a topic and a
+ * consumer group that records every delivery. Closing it drops the PostgreSQL slot and publication
+ * it created (an abandoned slot keeps WAL forever) and the database.
+ */
+final class CdcFixture implements AutoCloseable {
+  static final String NAME_PREFIX = "txmsg_cdc_test_";
+  static final String LOG_DATABASES = "io.txmsg.cdc.CdcFixture#transportsAndLogDatabases";
+
+  final TestDatabase kind;
+  final DatabaseFixture db;
+  final TxmsgStore store;
+  final StoreTransactions tx;
+  final String storeId = "cdc-" + UUID.randomUUID().toString().substring(0, 8);
+  final String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+  final String slot = NAME_PREFIX + suffix;
+  final String publication = NAME_PREFIX + suffix;
+  final TestTransport.Open transport;
+  final EmbeddedRocketMQ mq;
+  final Map<String, List<InboundMessage>> delivered = new ConcurrentHashMap<>();
+  final List<String> deliveryOrder = new CopyOnWriteArrayList<>();
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+
+  /** Every real transport × every enabled database with a log (MariaDB, PostgreSQL). */
+  static Stream<Arguments> transportsAndLogDatabases() {
+    List<Arguments> out = new ArrayList<>();
+    TestTransport.real()
+        .forEach(
+            t -> {
+              for (TestDatabase d : logDatabases()) {
+                out.add(Arguments.of(t, d));
+              }
+            });
+    return out.stream();
+  }
+
+  static List<TestDatabase> logDatabases() {
+    return TestDatabases.list().stream().filter(d -> d != TestDatabase.H2).toList();
+  }
+
+  CdcFixture(TestTransport transportKind, TestDatabase kind, EmbeddedRocketMQ mq) {
+    this.kind = kind;
+    this.mq = mq;
+    this.db = kind.open();
+    SchemaInstaller.installIfMissing(db.dataSource(), "txmsg_");
+    this.store = TxmsgStore.detect(db.dataSource(), "txmsg_");
+    this.tx = new StoreTransactions(db.dataSource(), store);
+    this.transport = transportKind.open();
+  }
+
+  /** A topic of this test, created on the broker. */
+  String topic(TopicType type) {
+    String topic = "cdc-" + type.name().toLowerCase() + "-" + suffix;
+    mq.createTopic(topic, type);
+    return topic;
+  }
+
+  /**
+   * Subscribes a consumer group to {@code topic} that records every delivery (orderly for FIFO).
+   */
+  void consume(String topic, boolean fifo) {
+    String group = "cdc-g-" + suffix + "-" + topic.hashCode();
+    mq.createConsumerGroup(group, 5, Duration.ofMillis(200), Duration.ofMillis(500), fifo);
+    Subscription sub =
+        transport
+            .transport()
+            .subscribe(
+                new SubscriptionSpec(group, Map.of(topic, "*"), 2),
+                m -> {
+                  String id = m.properties().get(io.txmsg.api.Envelope.EVENT_ID);
+                  delivered.computeIfAbsent(id, k -> new CopyOnWriteArrayList<>()).add(m);
+                  deliveryOrder.add(id);
+                  return Verdict.ACK;
+                });
+    closeables.add(sub);
+    mq.awaitSubscribed(group, topic, Duration.ofSeconds(30));
+  }
+
+  CdcSource source() {
+    String user =
+        System.getProperty(
+            "txmsg.test." + kind.id() + ".user",
+            kind == TestDatabase.MARIADB ? "root" : "postgres");
+    String password = System.getProperty("txmsg.test." + kind.id() + ".password", "");
+    return CdcSource.fromJdbcUrl(db.jdbcUrl(), user, password);
+  }
+
+  /** Test settings: this test's slot and publication, a short lease and backoff. */
+  CdcRelaySettings settings() {
+    return CdcRelaySettings.defaults()
+        .withSlotName(slot)
+        .withPublication(publication, true)
+        .withLease(Duration.ofSeconds(3))
+        .withHeartbeatInterval(Duration.ofMillis(300))
+        .withBackoff(Duration.ofMillis(100), Duration.ofMillis(500));
+  }
+
+  CdcRelay.Builder relay(UnaryOperator<CdcRelaySettings> settings) {
+    return CdcRelay.builder()
+        .dataSource(db.dataSource())
+        .storeId(storeId)
+        .source(source())
+        .transport(transport.transport())
+        .settings(settings.apply(settings()));
+  }
+
+  /** Closes {@code c} with the fixture (before the transport and the database). */
+  void closeLater(AutoCloseable c) {
+    closeables.add(c);
+  }
+
+  /** Starts a relay and waits until its connector streams (inserts from then on are relayed). */
+  CdcRelay started(CdcRelay relay) {
+    closeables.add(relay);
+    relay.start();
+    await(
+        "relay streaming", () -> relay.state() == CdcRelay.State.RELAYING, Duration.ofSeconds(60));
+    return relay;
+  }
+
+  /** Inserts a CDC journal row of this store, committed on its own, as the producer will. */
+  JournalRow insert(String topic, String aggregateId, long version, String group) throws Exception {
+    return insert(topic, aggregateId, version, group, PublishMode.CDC, storeId);
+  }
+
+  JournalRow insert(
+      String topic,
+      String aggregateId,
+      long version,
+      String group,
+      PublishMode mode,
+      String storeId)
+      throws Exception {
+    JournalRow r = new JournalRow();
+    String eventId = "e-" + UUID.randomUUID();
+    byte[] payload =
+        ("{\"order\":\"" + aggregateId + "\",\"v\":" + version + "}")
+            .getBytes(StandardCharsets.UTF_8);
+    r.setEventId(eventId);
+    r.setAttemptId("a-" + UUID.randomUUID());
+    r.setStoreId(storeId);
+    r.setAggregateType("Order");
+    r.setAggregateId(aggregateId);
+    r.setAggregateVersion(version);
+    r.setEventType("OrderPaid");
+    r.setEventVersion(1);
+    r.setDestination(topic);
+    r.setTag("paid");
+    r.setBusinessKey("order-" + aggregateId);
+    r.setPayload(payload);
+    r.setPayloadHash(
+        PayloadHashes.compute(eventId, "OrderPaid", 1, "Order", aggregateId, version, payload));
+    r.setContentType("application/json");
+    r.setHeaders("{\"traceparent\":\"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01\"}");
+    r.setCreatedAt(Instant.now().truncatedTo(ChronoUnit.MILLIS));
+    r.setPublishMode(mode);
+    r.setMessageGroup(group);
+    // Far in the future: the reconciler's fallback is phase 2; nothing else sends these rows.
+    tx.run(
+        c -> {
+          new Journal(db.dataSource(), store).insert(c, r, Duration.ofHours(1).toMillis());
+          return null;
+        });
+    return r;
+  }
+
+  JournalRow row(String eventId) throws Exception {
+    return new Journal(db.dataSource(), store).find(eventId);
+  }
+
+  void awaitDelivered(List<JournalRow> rows, Duration timeout) {
+    await(
+        "delivery of " + rows.size() + " rows",
+        () -> rows.stream().allMatch(r -> delivered.containsKey(r.getEventId())),
+        timeout);
+  }
+
+  void awaitSent(List<JournalRow> rows, Duration timeout) {
+    await(
+        "SENT for " + rows.size() + " rows",
+        () -> {
+          try {
+            for (JournalRow r : rows) {
+              if (row(r.getEventId()).getStatus() != JournalStatus.SENT) {
+                return false;
+              }
+            }
+            return true;
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        },
+        timeout);
+  }
+
+  static void await(String what, BooleanSupplier condition, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out after " + timeout + " waiting for " + what);
+      }
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted waiting for " + what);
+      }
+    }
+  }
+
+  /** Runs a statement as the database's admin (the test account). */
+  void admin(String sql) throws Exception {
+    try (Connection c = db.dataSource().getConnection();
+        Statement s = c.createStatement()) {
+      c.setAutoCommit(true);
+      s.execute(sql);
+    }
+  }
+
+  String adminQuery(String sql) throws Exception {
+    try (Connection c = db.dataSource().getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      return rs.next() ? rs.getString(1) : null;
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    for (int i = closeables.size() - 1; i >= 0; i--) {
+      try {
+        closeables.get(i).close();
+      } catch (Exception e) {
+        // keep closing the rest
+      }
+    }
+    try {
+      if (kind == TestDatabase.POSTGRESQL) {
+        dropSlotsAndPublications(db.jdbcUrl(), slot);
+      }
+    } finally {
+      transport.close();
+      db.close();
+    }
+  }
+
+  /**
+   * Drops this test's slot (once its walsender is gone) and publication, and any inactive slot or
+   * publication an earlier, killed run of these tests left behind (all named {@value
+   * #NAME_PREFIX}…).
+   */
+  static void dropSlotsAndPublications(String jdbcUrl, String slot) throws Exception {
+    String url = jdbcUrl.contains("?") ? jdbcUrl.substring(0, jdbcUrl.indexOf('?')) : jdbcUrl;
+    try (Connection c = DriverManager.getConnection(url, "postgres", "");
+        Statement s = c.createStatement()) {
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (System.nanoTime() < deadline) {
+        try (ResultSet rs =
+            s.executeQuery(
+                "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '"
+                    + slot
+                    + "' AND active")) {
+          rs.next();
+          if (rs.getInt(1) == 0) {
+            break;
+          }
+        }
+        Thread.sleep(200);
+      }
+      List<String> slots = new ArrayList<>();
+      try (ResultSet rs =
+          s.executeQuery(
+              "SELECT slot_name FROM pg_replication_slots WHERE slot_name LIKE '"
+                  + NAME_PREFIX
+                  + "%' AND NOT active")) {
+        while (rs.next()) {
+          slots.add(rs.getString(1));
+        }
+      }
+      for (String name : slots) {
+        s.execute("SELECT pg_drop_replication_slot('" + name + "')");
+      }
+      List<String> pubs = new ArrayList<>();
+      try (ResultSet rs =
+          s.executeQuery(
+              "SELECT pubname FROM pg_publication WHERE pubname LIKE '" + NAME_PREFIX + "%'")) {
+        while (rs.next()) {
+          pubs.add(rs.getString(1));
+        }
+      }
+      for (String name : pubs) {
+        s.execute("DROP PUBLICATION IF EXISTS " + name);
+      }
+    }
+    assertThat(slot).startsWith(NAME_PREFIX);
+  }
+}

@@ -1,0 +1,103 @@
+package io.txmsg.boot;
+
+import io.txmsg.store.Dialect;
+import io.txmsg.store.schema.SchemaMigrator;
+import io.txmsg.store.schema.SchemaStatus;
+import io.txmsg.store.TxmsgStore;
+import java.sql.Connection;
+import java.util.Map;
+import java.util.Set;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.output.MigrateResult;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.InitializingBean;
+
+/**
+ * Runs txmsg's Flyway copies of the schema ({@code io/txmsg/store/flyway/<vendor>/}, placeholder
+ * {@code txmsg_prefix}) with a Flyway instance of their own and its own history table, {@code
+ * flyway_<prefix>history} ({@code flyway_txmsg_history} for the default prefix): never the
+ * application's {@code flyway_schema_history}, never its {@code db/migration}. Runs once, when the
+ * bean is created, before the runtimes start (they depend on it). The migrations record the version
+ * in {@code <prefix>schema} as {@code txmsg schema apply} does, so the runtimes' schema check
+ * accepts the result.
+ *
+ * <p>A database that {@code txmsg schema apply} or {@code auto-create-schema} set up has no txmsg
+ * Flyway history yet: it is baselined at the version it holds, and later versions run normally.
+ */
+final class TxmsgFlywayMigration implements InitializingBean {
+  private static final Logger log = LoggerFactory.getLogger(TxmsgFlywayMigration.class);
+
+  private final DataSource dataSource;
+  private final Set<String> prefixes;
+
+  /**
+   * @param dataSource the application's DataSource, where the txmsg tables are
+   * @param prefixes the table prefixes of the runtimes (one set of tables each)
+   */
+  TxmsgFlywayMigration(DataSource dataSource, Set<String> prefixes) {
+    this.dataSource = dataSource;
+    this.prefixes = prefixes;
+  }
+
+  @Override
+  public void afterPropertiesSet() throws Exception {
+    for (String prefix : prefixes) {
+      migrate(prefix);
+    }
+  }
+
+  private void migrate(String prefix) throws Exception {
+    Dialect dialect;
+    try (Connection c = dataSource.getConnection()) {
+      dialect = Dialect.detect(c);
+    }
+    SchemaStatus status = new SchemaMigrator(dataSource, TxmsgStore.of(dialect, prefix)).check();
+    if (status.installed() > 0 && !status.versionRow()) {
+      throw new IllegalStateException(
+          "txmsg Flyway: the tables with prefix "
+              + prefix
+              + " were installed by a release before schema versions ("
+              + status.describe()
+              + "); run `txmsg schema apply --prefix "
+              + prefix
+              + "` once (it records the version Flyway starts from), or set"
+              + " txmsg.flyway.enabled=false");
+    }
+    String history = history(prefix);
+    MigrateResult result =
+        Flyway.configure()
+            .dataSource(dataSource)
+            .table(history)
+            .locations("classpath:io/txmsg/store/flyway/" + vendor(dialect))
+            .placeholders(Map.of("txmsg_prefix", prefix))
+            // The application's tables share the schema: without a txmsg history, start one at the
+            // version the database holds (0: nothing yet, so V1 runs).
+            .baselineOnMigrate(true)
+            .baselineVersion(String.valueOf(status.installed()))
+            .load()
+            .migrate();
+    log.info(
+        "txmsg Flyway migration of prefix {} ({} history {}): {} applied, schema version {}",
+        prefix,
+        dialect,
+        history,
+        result.migrationsExecuted,
+        result.targetSchemaVersion != null ? result.targetSchemaVersion : status.installed());
+  }
+
+  /** The txmsg history table of a prefix: flyway_txmsg_history for the default. */
+  static String history(String prefix) {
+    return "flyway_" + prefix + "history";
+  }
+
+  /** The directory of a dialect's Flyway copies. */
+  private static String vendor(Dialect dialect) {
+    return switch (dialect) {
+      case H2 -> "h2";
+      case MYSQL -> "mariadb";
+      case POSTGRESQL -> "postgresql";
+    };
+  }
+}
