@@ -2,6 +2,7 @@ package io.txmsg.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.txmsg.store.schema.SchemaInstaller;
 import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import java.nio.file.Files;
@@ -76,7 +77,14 @@ class UsageTest {
         Cli.raw("schema", "print", "--from", "1", "--jdbc-url", URL), "--from needs --dialect");
     assertUsageError(Cli.raw("schema", "print", "--dialect", "oracle"), "unknown dialect 'oracle'");
     assertUsageError(
-        Cli.raw("schema", "print", "--dialect", "h2", "--from", "7"), "--from must be 0..3");
+        Cli.raw(
+            "schema",
+            "print",
+            "--dialect",
+            "h2",
+            "--from",
+            String.valueOf(SchemaInstaller.VERSION + 1)),
+        "--from must be 0.." + SchemaInstaller.VERSION + ",");
     assertUsageError(
         Cli.rawWithoutEnvironment("schema", "print", "--dialect", "h2", "--prefix", "Bad-"),
         "--prefix");
