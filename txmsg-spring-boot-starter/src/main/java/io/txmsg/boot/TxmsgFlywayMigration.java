@@ -1,9 +1,9 @@
 package io.txmsg.boot;
 
 import io.txmsg.store.Dialect;
+import io.txmsg.store.TxmsgStore;
 import io.txmsg.store.schema.SchemaMigrator;
 import io.txmsg.store.schema.SchemaStatus;
-import io.txmsg.store.TxmsgStore;
 import java.sql.Connection;
 import java.util.Map;
 import java.util.Set;
