@@ -31,7 +31,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * VOLATILE clock such as clock_timestamp() never is; on MariaDB the index must be among the
  * possible keys; on H2 it must be the index chosen. On H2 the reconciler's candidate query is
  * checked for its status list, not its time bound: H2 uses no index under the OR of the time
- * bounds, so its statement adds the unsent statuses for the index to serve (docs/facts.md, "Indexes").
+ * bounds, so its statement adds the unsent statuses for the index to serve (docs/facts.md,
+ * "Indexes").
  */
 class IndexedQueriesTest {
   private static final String DB = "io.txmsg.testkit.db.TestDatabases#enabled";

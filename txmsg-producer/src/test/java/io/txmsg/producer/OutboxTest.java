@@ -38,8 +38,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * deliveryMode OUTBOX and ctx.publish (docs/architecture.md, "Producer: OUTBOX"): the immediate
- * send after commit, the
- * reconciler for what was not sent, several events per transaction, phantoms, idempotent retry.
+ * send after commit, the reconciler for what was not sent, several events per transaction,
+ * phantoms, idempotent retry.
  */
 class OutboxTest {
   /**

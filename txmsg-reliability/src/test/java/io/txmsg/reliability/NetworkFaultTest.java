@@ -18,13 +18,13 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Network faults on the link between a producer JVM and its database, through an in-test TCP proxy
  * ({@link TcpProxy}): COMMITs whose answer is lost (the server's answers held, then the connection
- * reset: the fact committed, the producer gets OutcomeUnknownException: a failed commit() is an
- * unknown outcome, settled from the attempt row or by the check-back, on a real driver), added
- * latency, connection resets again and again while the producer commits, and a black
- * hole (bytes held, no RST) that heals. A second producer of the same store, on a direct link,
- * answers check-backs throughout; the consumers are in this JVM on a direct link. Whatever each
- * commit's fate, the checker must find every committed fact delivered and applied once and nothing
- * delivered for the others.
+ * reset, on a real driver: the fact committed and the producer gets OutcomeUnknownException, since
+ * a failed commit() is an unknown outcome, settled from the attempt row or by the check-back),
+ * added latency, connection resets again and again while the producer commits, and a black hole
+ * (bytes held, no RST) that heals. A second producer of the same store, on a direct link, answers
+ * check-backs throughout; the consumers are in this JVM on a direct link. Whatever each commit's
+ * fate, the checker must find every committed fact delivered and applied once and nothing delivered
+ * for the others.
  */
 class NetworkFaultTest {
   private static final String DB = "io.txmsg.testkit.transport.TestTransport#realWithDatabases";
