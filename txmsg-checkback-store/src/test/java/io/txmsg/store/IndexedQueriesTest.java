@@ -25,13 +25,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The periodic and time-bounded statements can use the index named for them in docs/architecture.md
+ * The periodic and time-bounded statements can use the index named for them in docs/facts.md
  * ("Indexes"), read from each database's own EXPLAIN of the statement MyBatis builds: on PostgreSQL
  * (sequential scans disabled for the check) the time bound must be an index condition, which a
  * VOLATILE clock such as clock_timestamp() never is; on MariaDB the index must be among the
  * possible keys; on H2 it must be the index chosen. On H2 the reconciler's candidate query is
  * checked for its status list, not its time bound: H2 uses no index under the OR of the time
- * bounds, so its statement adds the unsent statuses for the index to serve (docs/architecture.md).
+ * bounds, so its statement adds the unsent statuses for the index to serve (docs/facts.md,
+ * "Indexes").
  */
 class IndexedQueriesTest {
   private static final String DB = "io.txmsg.testkit.db.TestDatabases#enabled";

@@ -230,7 +230,7 @@ final class ConsumePipeline {
     // The claim row already says SUCCESS. The closing UPDATE is needed to record a replay or a
     // result reference, and otherwise only as the self-check (it fails in a transaction that a
     // swallowed failure aborted): skipped when the detector saw every statement and none failed
-    // (DESIGN: docs/architecture.md, "The consume log").
+    // (docs/architecture.md, "The consume log").
     if (replayId != null || ctx.resultRef() != null || !failures.provedClean()) {
       finish(c, group, e, claimed, ConsumeStatus.SUCCESS, ctx.resultRef());
     }

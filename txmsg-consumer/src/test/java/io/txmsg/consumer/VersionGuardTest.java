@@ -25,7 +25,7 @@ class VersionGuardTest {
   private static final String TRANSPORTS = "io.txmsg.testkit.transport.TestTransport#withDatabases";
 
   // Generous: over remoting a new group's first redelivery can wait for its client to learn the
-  // retry route and rebalance (docs/architecture.md, "Remoting transport"); CI saw over 30 s.
+  // retry route and rebalance (docs/facts.md, "Remoting transport in detail"); CI saw over 30 s.
   private static final Duration WAIT = ConsumerHarness.DELIVERY_WAIT;
 
   /** A projection that records the order in which versions were applied. */

@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * Handles the half messages the broker gave up checking (over transports that can read its give-up
  * topic: remoting). Such a message will never be delivered by the broker, and a check-back can no
  * longer commit it, so its committed row is republished now rather than after {@code
- * republishAfter}. The rules (DESIGN: transport port, give-up drain):
+ * republishAfter}. The rules (docs/architecture.md, "Give-up drain"):
  *
  * <ul>
  *   <li>another store's message, or no txmsg envelope: acknowledged and left alone;

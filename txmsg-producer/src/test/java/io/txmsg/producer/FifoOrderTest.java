@@ -35,7 +35,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Per-aggregate order on a FIFO topic (DESIGN.md section 8): two producer instances of one store,
+ * Per-aggregate order on a FIFO topic (a row goes out only when no lower version of its aggregate
+ * is unsent; docs/architecture.md, "Per-aggregate order"): two producer instances of one store,
  * concurrent commits on a few aggregates, versions assigned by the application under the
  * aggregate's row lock, events published with ctx.publish; an orderly consumer sees every
  * aggregate's versions in order. Some immediate sends find a lower version unsent and leave their

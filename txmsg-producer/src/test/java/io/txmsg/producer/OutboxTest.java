@@ -37,8 +37,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * deliveryMode OUTBOX and ctx.publish (DESIGN.md section 8): the immediate send after commit, the
- * reconciler for what was not sent, several events per transaction, phantoms, idempotent retry.
+ * deliveryMode OUTBOX and ctx.publish (docs/architecture.md, "Producer: OUTBOX"): the immediate
+ * send after commit, the reconciler for what was not sent, several events per transaction,
+ * phantoms, idempotent retry.
  */
 class OutboxTest {
   /**

@@ -400,7 +400,7 @@ class TxMessageTemplateTest {
     assertThat(r.outcome()).isEqualTo(TxResult.Outcome.COMMITTED);
     assertThat(h.attemptState(r.attemptId())).isEqualTo("COMMITTED");
     // Delivered, and only this attempt's message. When the commit and a COMMIT check-back race,
-    // the broker may deliver it twice (docs/architecture.md#rmq-op-batch-interval): consumers
+    // the broker may deliver it twice (docs/facts.md#rmq-op-batch-interval): consumers
     // deduplicate.
     assertThat(await(Duration.ofSeconds(15), () -> h.deliveryCount("evt-" + id) >= 1)).isTrue();
     assertThat(h.deliveries.get("evt-" + id)).containsOnly(r.attemptId());

@@ -21,15 +21,15 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       database by one of two live producers, one 5 min ahead and one 5 min behind;
  *   <li>a producer 5 min ahead killed after its half message, before its local transaction: nothing
  *       may be delivered (a skewed answerer may fence it late or at once: fencing only decides
- *       when, never what, DESIGN.md section 2);
+ *       when, never what: consistency never depends on clocks or check counts);
  *   <li>a consumer 5 min ahead killed mid-handler, its fact applied by an instance 5 min behind.
  * </ul>
  *
  * Origin times (the envelope's, and the journal's created_at) come from the producer's clock, so an
  * event looks up to 10 minutes older or younger to a consumer than it is. The consume-log retention
  * is one hour here, so the TOO_OLD bound (retention minus a margin of a fifth, 12 min) covers that
- * spread as DESIGN.md requires (margin ≥ skew); a TOO_OLD park would show as stuck and lost. Leases
- * and due times are computed by the database, in SQL.
+ * spread, as it must (the margin is at least the clock skew); a TOO_OLD park would show as stuck
+ * and lost. Leases and due times are computed by the database, in SQL.
  *
  * <p>Part of {@code ./mvnw verify} where libfaketime is installed (Debian's package, or the file
  * {@code -Dtxmsg.reliability.faketime} names): a machine with only a JDK skips it with a message;

@@ -10,7 +10,7 @@ import java.util.Set;
  * own codes as SQLState ("Connection is broken" 90067, "Database is already closed" 90121, ...).
  * Without this the pool kept lending such connections after the suite's H2 outage: each failed at
  * once, was returned within Hikari's 500 ms validation bypass and lent again, for minutes (see
- * docs/architecture.md, "A pool must evict what the database closed").
+ * docs/facts.md, "A pool must evict what the database closed").
  */
 public final class DeadH2Connections implements SQLExceptionOverride {
   private static final Set<String> DEAD = Set.of("90067", "90098", "90121", "90007");

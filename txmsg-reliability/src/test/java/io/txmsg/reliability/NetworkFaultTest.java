@@ -18,12 +18,13 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Network faults on the link between a producer JVM and its database, through an in-test TCP proxy
  * ({@link TcpProxy}): COMMITs whose answer is lost (the server's answers held, then the connection
- * reset: the fact committed, the producer gets OutcomeUnknownException; DESIGN.md step 7 on a real
- * driver), added latency, connection resets again and again while the producer commits, and a black
- * hole (bytes held, no RST) that heals. A second producer of the same store, on a direct link,
- * answers check-backs throughout; the consumers are in this JVM on a direct link. Whatever each
- * commit's fate, the checker must find every committed fact delivered and applied once and nothing
- * delivered for the others.
+ * reset, on a real driver: the fact committed and the producer gets OutcomeUnknownException, since
+ * a failed commit() is an unknown outcome, settled from the attempt row or by the check-back),
+ * added latency, connection resets again and again while the producer commits, and a black hole
+ * (bytes held, no RST) that heals. A second producer of the same store, on a direct link, answers
+ * check-backs throughout; the consumers are in this JVM on a direct link. Whatever each commit's
+ * fate, the checker must find every committed fact delivered and applied once and nothing delivered
+ * for the others.
  */
 class NetworkFaultTest {
   private static final String DB = "io.txmsg.testkit.transport.TestTransport#realWithDatabases";
@@ -92,7 +93,7 @@ class NetworkFaultTest {
         direct.kill();
         proxied.kill();
         assertThat(resets).as("connections reset while the producer worked").isPositive();
-        // The point of DESIGN.md step 7: the producer could not know, the fact did commit, and
+        // The point of a failed commit(): the producer could not know, the fact did commit, and
         // the checker below finds it delivered and applied once (a check-back settled it).
         assertThat(unknownButCommitted)
             .as("facts reported OutcomeUnknownException whose business row exists")

@@ -96,7 +96,7 @@ final class World implements AutoCloseable {
       try (ServerSocket s = new ServerSocket(0)) {
         h2Port = s.getLocalPort();
       }
-      // A file database (WRITE_DELAY=0: durable commits, docs/architecture.md#db-h2-write-delay):
+      // A file database (WRITE_DELAY=0: durable commits, docs/facts.md#db-h2-write-delay):
       // stopping the TCP server for an outage closed an in-memory database now and then
       // ("Database is already closed").
       h2Dir = Files.createTempDirectory("txmsg-rel-h2");

@@ -368,7 +368,7 @@ public class JournalRow implements EnvelopeSource {
   /**
    * Insert only, not a column: the new row's {@code next_retry_at} is the database's clock plus
    * this many milliseconds. It rides on the row so that the insert binds one bean whose property
-   * types MyBatis resolves once, when it parses the statement (docs/architecture.md, "Statement
+   * types MyBatis resolves once, when it parses the statement (docs/facts.md, "Statement
    * parameters").
    */
   public long getRepublishAfterMillis() {
