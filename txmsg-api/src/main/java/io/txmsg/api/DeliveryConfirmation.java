@@ -8,8 +8,12 @@ public enum DeliveryConfirmation {
   /**
    * The safe mode, available in both delivery modes: a confirm consumer group per store sees the
    * message on its topic and marks the row SENT. A lost commit, a half message the broker gave up
-   * on or lost, a message a broker lost after acknowledging it: all leave the row unconfirmed, and
-   * the reconciler republishes it ({@code republishAfter} after the last send).
+   * on or lost, a message lost before the confirm group read it: all leave the row unconfirmed, and
+   * the reconciler republishes it ({@code republishAfter} after the last send). What it does not
+   * cover: a broker with async flush or async replication can lose a message after the confirm
+   * group read it (a crash before the flush, a failover to a replica that had not copied it); the
+   * row is SENT and other groups that had not read it never get it. Only the broker's sync flush
+   * and synchronous replication close that window.
    */
   CONSUMER,
   /**
