@@ -131,11 +131,11 @@ public final class PaymentDemo {
       ctx.refresh();
       try (DemoRelay relay = DemoRelay.startIf(o, out, ds, url, connection);
           PoisonAndDuplicateSender rogue =
-          new PoisonAndDuplicateSender(
-              connection,
-              jdbc,
-              ctx.getBean(PaymentCheckbackResolver.class),
-              o.mode != DeliveryMode.HALF_MESSAGE)) {
+              new PoisonAndDuplicateSender(
+                  connection,
+                  jdbc,
+                  ctx.getBean(PaymentCheckbackResolver.class),
+                  o.mode != DeliveryMode.HALF_MESSAGE)) {
         out.printf("      started after %.1f s%n", seconds(t0));
         return new Scenario(o, out, t0, ctx, jdbc, plan, gateway, registry, rogue).play();
       }

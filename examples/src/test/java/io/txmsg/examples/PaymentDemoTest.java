@@ -8,7 +8,6 @@ import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.db.TestDatabases;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -82,8 +81,7 @@ class PaymentDemoTest {
         .hasMessageContaining("H2")
         .hasMessageContaining("change log")
         .hasMessageContaining("PostgreSQL (wal_level=logical) or MariaDB");
-    assertThatThrownBy(
-            () -> DemoOptions.parse("--mode", "cdc", "--jdbc-url", "jdbc:h2:mem:demo"))
+    assertThatThrownBy(() -> DemoOptions.parse("--mode", "cdc", "--jdbc-url", "jdbc:h2:mem:demo"))
         .hasMessageContaining("H2");
     assertThat(DemoMain.run(new String[] {"--mode", "cdc"})).isEqualTo(2);
   }

@@ -97,8 +97,7 @@ class CdcProducerTest {
 
       List<JournalRow> rows = new ArrayList<>();
       for (int i = 0; i < 10; i++) {
-        TxResult<Object> r =
-            producer.template().execute(message(topic, "o-" + i, i), ctx -> null);
+        TxResult<Object> r = producer.template().execute(message(topic, "o-" + i, i), ctx -> null);
         assertThat(r.brokerAcknowledged()).isFalse();
         JournalRow row = f.row(r.eventId());
         assertThat(row.getPublishMode()).isEqualTo(PublishMode.CDC);
@@ -109,13 +108,16 @@ class CdcProducerTest {
 
       // Past every row's fallback time, the reconciler finds nothing: the relay recorded each SENT.
       Instant due = rows.stream().map(JournalRow::getNextRetryAt).max(Instant::compareTo).get();
-      CdcFixture.await("the rows' fallback time", () -> dbNow(f).isAfter(due), Duration.ofSeconds(30));
+      CdcFixture.await(
+          "the rows' fallback time", () -> dbNow(f).isAfter(due), Duration.ofSeconds(30));
       Reconciler.Round round = producer.reconciler().runOnce();
       assertThat(round.claimed()).as("rows the reconciler claimed").isZero();
       for (JournalRow row : rows) {
         JournalRow stored = f.row(row.getEventId());
         assertThat(stored.getStatus()).isEqualTo(JournalStatus.SENT);
-        assertThat(f.delivered.get(row.getEventId())).as("deliveries of " + row.getEventId()).hasSize(1);
+        assertThat(f.delivered.get(row.getEventId()))
+            .as("deliveries of " + row.getEventId())
+            .hasSize(1);
         assertThat(stored.getBrokerMessageId())
             .as("sent by the relay, once")
             .isEqualTo(f.delivered.get(row.getEventId()).get(0).messageId());
@@ -151,7 +153,9 @@ class CdcProducerTest {
                       "OrderPaid",
                       Paid.class,
                       (event, ctx) -> {
-                        calls.computeIfAbsent(ctx.eventId(), k -> new AtomicInteger()).incrementAndGet();
+                        calls
+                            .computeIfAbsent(ctx.eventId(), k -> new AtomicInteger())
+                            .incrementAndGet();
                         try (PreparedStatement ps =
                             ctx.connection()
                                 .prepareStatement(

@@ -64,11 +64,7 @@ class CdcRelayMetricsTest {
       assertThat(registry.get(CdcRelayMetrics.LAG_SECONDS).gauge().value()).isGreaterThan(0.0);
       assertThat(registry.get(CdcRelayMetrics.RELAYING).gauge().value()).isEqualTo(1.0);
       assertThat(
-              registry
-                  .get(CdcRelayMetrics.EVENTS)
-                  .tag("event", "lease_acquired")
-                  .counter()
-                  .count())
+              registry.get(CdcRelayMetrics.EVENTS).tag("event", "lease_acquired").counter().count())
           .isEqualTo(1.0);
       double slot = registry.get(CdcRelayMetrics.SLOT_LAG_BYTES).gauge().value();
       if (kind == TestDatabase.POSTGRESQL) {

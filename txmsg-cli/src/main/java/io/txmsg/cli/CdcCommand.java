@@ -13,9 +13,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code txmsg cdc status|reset}: the CDC relay of one store as the database sees it (its lease, its
- * stored offset, the CDC rows not SENT yet, the PostgreSQL slot's lag), and an operator's reset of
- * its log position.
+ * {@code txmsg cdc status|reset}: the CDC relay of one store as the database sees it (its lease,
+ * its stored offset, the CDC rows not SENT yet, the PostgreSQL slot's lag), and an operator's reset
+ * of its log position.
  */
 @Command(
     name = "cdc",
@@ -127,8 +127,9 @@ final class CdcCommand extends CommandGroup {
   static final class Reset extends StoreCommand {
     @Option(
         names = "--yes",
-        description = "Confirm: the relay's position is dropped; older unsent rows go to the"
-            + " reconciler.")
+        description =
+            "Confirm: the relay's position is dropped; older unsent rows go to the"
+                + " reconciler.")
     boolean yes;
 
     @Override

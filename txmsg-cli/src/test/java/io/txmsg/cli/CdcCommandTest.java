@@ -37,8 +37,7 @@ class CdcCommandTest {
   }
 
   /** A lease row (live for {@code leaseSeconds}, negative: expired) and an offset row. */
-  private static void relayState(OpsRows rows, String storeId, long leaseSeconds)
-      throws Exception {
+  private static void relayState(OpsRows rows, String storeId, long leaseSeconds) throws Exception {
     String until = rows.ago(Duration.ofSeconds(-leaseSeconds));
     rows.execute(
         "INSERT INTO txmsg_cdc_relay (store_id, owner_token, generation, lease_until, owner_info,"
@@ -60,8 +59,7 @@ class CdcCommandTest {
 
   @ParameterizedTest
   @MethodSource("logDatabases")
-  void statusShowsTheLeaseOffsetAndTheUnsentCdcRowsOfTheStore(TestDatabase kind)
-      throws Exception {
+  void statusShowsTheLeaseOffsetAndTheUnsentCdcRowsOfTheStore(TestDatabase kind) throws Exception {
     try (DatabaseFixture db = kind.open()) {
       OpsRows rows = new OpsRows(db.dataSource());
       String storeId = store();
@@ -80,7 +78,9 @@ class CdcCommandTest {
       assertThat(doc.get("generation").asLong()).isEqualTo(7);
       assertThat(doc.get("lease_live").asBoolean()).isTrue();
       assertThat(doc.get("stored_offset").asText()).isEqualTo("{\"lsn\":123}");
-      assertThat(doc.get("pending_cdc_rows").asLong()).as("PENDING and RETRY of this store").isEqualTo(2);
+      assertThat(doc.get("pending_cdc_rows").asLong())
+          .as("PENDING and RETRY of this store")
+          .isEqualTo(2);
       assertThat(doc.get("oldest_pending_age_seconds").asDouble())
           .isBetween(590.0, 3600.0); // the 10-minute-old row, not the other store's
       if (kind == TestDatabase.POSTGRESQL) {
@@ -140,9 +140,7 @@ class CdcCommandTest {
         assertThat(doc.get("note").asText()).contains("reconciler");
         assertThat(rows.column(offsets)).isEmpty();
         // The unsent row is left for the reconciler, untouched.
-        assertThat(
-                rows.column(
-                    "SELECT status FROM txmsg_journal WHERE event_id = 'cdc-unsent'"))
+        assertThat(rows.column("SELECT status FROM txmsg_journal WHERE event_id = 'cdc-unsent'"))
             .containsExactly("PENDING");
         if (kind == TestDatabase.POSTGRESQL) {
           assertThat(doc.get("slot_dropped").asBoolean()).isTrue();
@@ -176,7 +174,8 @@ class CdcCommandTest {
         try (Connection c = db.dataSource().getConnection();
             Statement s = c.createStatement()) {
           s.execute("CREATE TABLE cdc_lag_filler (x TEXT)");
-          s.execute("INSERT INTO cdc_lag_filler SELECT repeat('x', 1000) FROM generate_series(1, 200)");
+          s.execute(
+              "INSERT INTO cdc_lag_filler SELECT repeat('x', 1000) FROM generate_series(1, 200)");
           if (!c.getAutoCommit()) {
             c.commit();
           }

@@ -112,8 +112,7 @@ final class ExecuteContext implements TxContext {
     }
     for (Published p : added) {
       try {
-        journal.insert(
-            connection, p.row(), settings.firstDueAfterMillis(p.row().getPublishMode()));
+        journal.insert(connection, p.row(), settings.firstDueAfterMillis(p.row().getPublishMode()));
       } catch (RuntimeException e) {
         Throwable sql = SqlStates.find(e);
         TransactionRolledBackException failure =

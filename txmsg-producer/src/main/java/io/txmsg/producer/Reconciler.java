@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * with a fresh owner token and lease in a short transaction, then publishes them byte-identically,
  * each the way its row records ({@code publish_mode}: a half message committed at once for
  * HALF_MESSAGE rows, whose topics are TRANSACTION topics; a plain or FIFO send for SEND rows and
- * for CDC rows, which become due only cdcFallbackAfter after they were written), so a
- * store that switched modes strands nothing, without holding any row lock. FIFO rows are claimed in
+ * for CDC rows, which become due only cdcFallbackAfter after they were written), so a store that
+ * switched modes strands nothing, without holding any row lock. FIFO rows are claimed in
  * aggregate-version order only (a lower unsent version of the aggregate, or another row of the
  * group in flight, holds a row back; see JournalMapper.xml "inOrder"). Every later update matches
  * only while the owner token does, so a taken-over lease's late update changes nothing. Several

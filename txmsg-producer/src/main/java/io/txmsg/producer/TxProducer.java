@@ -11,9 +11,9 @@ import io.txmsg.api.PayloadSanitizer;
 import io.txmsg.api.PayloadSerializer;
 import io.txmsg.api.ProducerInterceptor;
 import io.txmsg.api.TxMessageTemplate;
+import io.txmsg.api.TxMessagingException;
 import io.txmsg.producer.micrometer.MicrometerProducerMetrics;
 import io.txmsg.producer.micrometer.MicrometerProducerObservations;
-import io.txmsg.api.TxMessagingException;
 import io.txmsg.store.Dialect;
 import io.txmsg.store.JsonPayloadSerializer;
 import io.txmsg.store.TxmsgStore;
@@ -164,8 +164,8 @@ public final class TxProducer implements AutoCloseable {
    * A topic of the wrong kind would pass the build and fail at the first send (the client rejects
    * it: "message type not match"). Where the transport can tell a topic's kind, refuse it now;
    * where it cannot (an empty answer), nothing is checked. HALF_MESSAGE: {@code topics} take half
-   * messages (TRANSACTION); OUTBOX and CDC: {@code topics} are NORMAL or FIFO; {@code publishTopics} are
-   * NORMAL or FIFO in both modes.
+   * messages (TRANSACTION); OUTBOX and CDC: {@code topics} are NORMAL or FIFO; {@code
+   * publishTopics} are NORMAL or FIFO in both modes.
    *
    * @return the topics known to be FIFO (their rows get a message group)
    */

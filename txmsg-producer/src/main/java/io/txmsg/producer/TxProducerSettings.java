@@ -80,11 +80,10 @@ public final class TxProducerSettings implements Cloneable {
 
   /**
    * Required: the topics of {@code execute}'s events: TRANSACTION topics in {@link
-   * DeliveryMode#HALF_MESSAGE} mode, NORMAL or FIFO topics in {@link DeliveryMode#OUTBOX} and {@link
-   * DeliveryMode#CDC} mode
-   * (checked at build where the transport can tell). The producer declares them to the broker so
-   * that their check-backs reach it; a message for another topic is rejected before any side
-   * effect.
+   * DeliveryMode#HALF_MESSAGE} mode, NORMAL or FIFO topics in {@link DeliveryMode#OUTBOX} and
+   * {@link DeliveryMode#CDC} mode (checked at build where the transport can tell). The producer
+   * declares them to the broker so that their check-backs reach it; a message for another topic is
+   * rejected before any side effect.
    */
   public TxProducerSettings topics(String... topics) {
     checkNotSealed();

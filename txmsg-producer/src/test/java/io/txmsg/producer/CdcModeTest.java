@@ -61,7 +61,10 @@ class CdcModeTest {
 
   /** A CDC producer whose reconciler runs only when the test says so; counts immediate sends. */
   private static ProducerHarness cdc(
-      TestTransport transport, TestDatabase kind, AtomicInteger sends, Consumer<TxProducerSettings> tweak)
+      TestTransport transport,
+      TestDatabase kind,
+      AtomicInteger sends,
+      Consumer<TxProducerSettings> tweak)
       throws Exception {
     ProducerHarness h =
         new ProducerHarness(
@@ -70,9 +73,7 @@ class CdcModeTest {
             TopicType.NORMAL,
             t -> t,
             s -> {
-              s.deliveryMode(DeliveryMode.CDC)
-                  .cdcFallbackAfter(FALLBACK)
-                  .reconcilerEnabled(false);
+              s.deliveryMode(DeliveryMode.CDC).cdcFallbackAfter(FALLBACK).reconcilerEnabled(false);
               tweak.accept(s);
             });
     h.interceptor.delegate =
@@ -159,7 +160,8 @@ class CdcModeTest {
       Reconciler.Round early = h.txmsg.reconciler().runOnce();
       assertThat(early.claimed()).isZero();
       assertThat(h.journalStatus(eventId)).isEqualTo(JournalStatus.PENDING);
-      assertThat(dbNow(h)).as("the early round ran before the row was due")
+      assertThat(dbNow(h))
+          .as("the early round ran before the row was due")
           .isBefore(written.getNextRetryAt());
 
       // After it: the reconciler's, sent as a plain send (the topic is NORMAL: a half message
@@ -192,7 +194,9 @@ class CdcModeTest {
 
   private static java.time.Instant dbNow(ProducerHarness h) throws Exception {
     String sql =
-        h.db.kind() == TestDatabase.MARIADB ? "SELECT NOW(3)" : "SELECT CAST(statement_timestamp() AS TIMESTAMP(3))";
+        h.db.kind() == TestDatabase.MARIADB
+            ? "SELECT NOW(3)"
+            : "SELECT CAST(statement_timestamp() AS TIMESTAMP(3))";
     try (Connection c = h.db.dataSource().getConnection();
         ResultSet rs = c.createStatement().executeQuery(sql)) {
       rs.next();
@@ -230,8 +234,7 @@ class CdcModeTest {
 
   @Test
   void cdcSettingsAreValidatedNamingTheSetting() {
-    TxProducerSettings s =
-        new TxProducerSettings().topics("t").deliveryMode(DeliveryMode.CDC);
+    TxProducerSettings s = new TxProducerSettings().topics("t").deliveryMode(DeliveryMode.CDC);
     assertThat(s.confirmation()).isEqualTo(DeliveryConfirmation.SEND_OK);
     assertThat(s.cdcFallbackAfter()).isEqualTo(Duration.ofSeconds(60));
     s.validate();
@@ -239,20 +242,19 @@ class CdcModeTest {
         .isInstanceOf(InvalidSettingsException.class)
         .satisfies(
             e ->
-                assertThat(((InvalidSettingsException) e).setting())
-                    .isEqualTo("cdcFallbackAfter"));
+                assertThat(((InvalidSettingsException) e).setting()).isEqualTo("cdcFallbackAfter"));
     assertThatThrownBy(() -> s.copy().cdcFallbackAfter(null).validate())
         .isInstanceOf(InvalidSettingsException.class)
         .hasMessageContaining("cdcFallbackAfter");
     for (DeliveryConfirmation c :
-        new DeliveryConfirmation[] {DeliveryConfirmation.CONSUMER, DeliveryConfirmation.PROXY_ACK}) {
+        new DeliveryConfirmation[] {
+          DeliveryConfirmation.CONSUMER, DeliveryConfirmation.PROXY_ACK
+        }) {
       assertThatThrownBy(() -> s.copy().confirmation(c).validate())
           .isInstanceOf(InvalidSettingsException.class)
           .hasMessageContaining("CDC")
           .satisfies(
-              e ->
-                  assertThat(((InvalidSettingsException) e).setting())
-                      .isEqualTo("confirmation"));
+              e -> assertThat(((InvalidSettingsException) e).setting()).isEqualTo("confirmation"));
     }
     // ctx.publish may send to the store's own topics, as in OUTBOX.
     assertThat(s.publishable("t")).isTrue();

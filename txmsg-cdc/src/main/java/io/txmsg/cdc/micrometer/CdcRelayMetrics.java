@@ -95,8 +95,7 @@ public final class CdcRelayMetrics implements CdcRelayListener, AutoCloseable {
               t.setDaemon(true);
               return t;
             });
-    scheduler.scheduleWithFixedDelay(
-        this::refresh, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+    scheduler.scheduleWithFixedDelay(this::refresh, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
     return this;
   }
 
