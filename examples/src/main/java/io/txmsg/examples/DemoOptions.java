@@ -51,8 +51,12 @@ public final class DemoOptions {
               --transport T          grpc (default: through the RocketMQ 5 proxy) or remoting
                                      (straight to the brokers through the NameServer)
               --mode M               half-message (default: a half message committed after the
-                                     local transaction, check-backs) or outbox (journal row in
-                                     the transaction, plain send after commit; NORMAL topic)
+                                     local transaction, check-backs), outbox (journal row in
+                                     the transaction, plain send after commit; NORMAL topic) or
+                                     cdc (journal row in the transaction, sent by the CDC relay
+                                     from the database's log; NORMAL topic; needs --jdbc-url of
+                                     PostgreSQL with wal_level=logical or MariaDB with a ROW
+                                     binlog: not H2)
               --name-server h:p      an external NameServer (remoting) instead of the embedded
                                      cluster; same topic and groups as for --endpoint
               --endpoint host:port   an external RocketMQ 5 gRPC proxy instead of the embedded one;
@@ -129,6 +133,12 @@ public final class DemoOptions {
       throw new IllegalArgumentException(
           "give --endpoint (gRPC) or --name-server (remoting), not both");
     }
+    if (o.mode == DeliveryMode.CDC && (o.jdbcUrl == null || o.jdbcUrl.startsWith("jdbc:h2:"))) {
+      throw new IllegalArgumentException(
+          "--mode cdc needs --jdbc-url of PostgreSQL (wal_level=logical) or MariaDB (log_bin,"
+              + " binlog_format=ROW): its relay reads the database's own change log, and H2 (the"
+              + " demo's default database) has none; use --mode outbox or half-message on H2");
+    }
     if (o.endpoint != null && o.transport.equals("remoting")) {
       throw new IllegalArgumentException(
           "--endpoint is a gRPC proxy: use --name-server for remoting");
@@ -144,8 +154,10 @@ public final class DemoOptions {
     return switch (v) {
       case "half-message" -> DeliveryMode.HALF_MESSAGE;
       case "outbox" -> DeliveryMode.OUTBOX;
+      case "cdc" -> DeliveryMode.CDC;
       default ->
-          throw new IllegalArgumentException("--mode must be half-message or outbox, was " + v);
+          throw new IllegalArgumentException(
+              "--mode must be half-message, outbox or cdc, was " + v);
     };
   }
 

@@ -56,10 +56,11 @@ public final class PaymentDemo {
             o.transport.equals("remoting")
                 ? BrokerConnection.nameServer(mq.namesrvAddress())
                 : BrokerConnection.endpoints(mq.grpcEndpoint());
-        // A half message needs a TRANSACTION topic; OUTBOX sends plain messages to a NORMAL one.
+        // A half message needs a TRANSACTION topic; OUTBOX and CDC send plain messages to a
+        // NORMAL one.
         mq.createTopic(
             PaymentEvents.TOPIC,
-            o.mode == DeliveryMode.OUTBOX ? TopicType.NORMAL : TopicType.TRANSACTION);
+            o.mode != DeliveryMode.HALF_MESSAGE ? TopicType.NORMAL : TopicType.TRANSACTION);
         for (String g : GROUPS) {
           mq.createConsumerGroup(g, 5, Duration.ofMillis(500), Duration.ofSeconds(2));
         }
@@ -74,7 +75,7 @@ public final class PaymentDemo {
         out.printf(
             "[1/6] using RocketMQ at %s: the %s topic '%s' and the groups %s must exist%n",
             connection.address(),
-            o.mode == DeliveryMode.OUTBOX ? "NORMAL" : "TRANSACTION",
+            o.mode != DeliveryMode.HALF_MESSAGE ? "NORMAL" : "TRANSACTION",
             PaymentEvents.TOPIC,
             GROUPS);
       }
@@ -89,7 +90,7 @@ public final class PaymentDemo {
         if (o.password != null && !o.password.isEmpty()) {
           out.printf("      %s%n", InspectCommand.passwordHint());
         }
-        return runApplication(o, out, t0, connection, ds);
+        return runApplication(o, out, t0, connection, ds, url);
       }
     } finally {
       if (mq != null) {
@@ -99,7 +100,12 @@ public final class PaymentDemo {
   }
 
   private static ReconciliationReport runApplication(
-      DemoOptions o, PrintStream out, long t0, BrokerConnection connection, HikariDataSource ds)
+      DemoOptions o,
+      PrintStream out,
+      long t0,
+      BrokerConnection connection,
+      HikariDataSource ds,
+      String url)
       throws Exception {
     JdbcTemplate jdbc = new JdbcTemplate(ds);
     if (DemoSchema.rows(jdbc) > 0) {
@@ -123,12 +129,13 @@ public final class PaymentDemo {
     ctx.register(DemoConfiguration.class);
     try (ShutdownQuickly app = new ShutdownQuickly(ctx)) {
       ctx.refresh();
-      try (PoisonAndDuplicateSender rogue =
-          new PoisonAndDuplicateSender(
-              connection,
-              jdbc,
-              ctx.getBean(PaymentCheckbackResolver.class),
-              o.mode == DeliveryMode.OUTBOX)) {
+      try (DemoRelay relay = DemoRelay.startIf(o, out, ds, url, connection);
+          PoisonAndDuplicateSender rogue =
+              new PoisonAndDuplicateSender(
+                  connection,
+                  jdbc,
+                  ctx.getBean(PaymentCheckbackResolver.class),
+                  o.mode != DeliveryMode.HALF_MESSAGE)) {
         out.printf("      started after %.1f s%n", seconds(t0));
         return new Scenario(o, out, t0, ctx, jdbc, plan, gateway, registry, rogue).play();
       }

@@ -1,10 +1,17 @@
 package io.txmsg.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.zaxxer.hikari.HikariDataSource;
+import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.TestDatabase;
+import io.txmsg.testkit.db.TestDatabases;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The README's demo, small: 200 orders with every fault on, on the embedded broker and H2, over
@@ -30,6 +37,53 @@ class PaymentDemoTest {
     assertThat(report.allPass()).isTrue();
     assertThat(report.exitCode()).isZero();
     assertThat(report.figures().get("committed payments (payment rows)")).isEqualTo("200");
+  }
+
+  static Stream<TestDatabase> logDatabases() {
+    return TestDatabases.list().stream().filter(d -> d != TestDatabase.H2);
+  }
+
+  /** {@code --mode cdc} on a database with a log: the relay sends, every invariant holds. */
+  @ParameterizedTest(allowZeroInvocations = true)
+  @MethodSource("logDatabases")
+  void cdcModeHoldsEveryInvariantOnADatabaseWithALog(TestDatabase kind) throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      HikariDataSource ds = (HikariDataSource) db.dataSource();
+      ReconciliationReport report =
+          PaymentDemo.run(
+              DemoOptions.parse(
+                  "--orders",
+                  "200",
+                  "--transport",
+                  "remoting",
+                  "--mode",
+                  "cdc",
+                  "--jdbc-url",
+                  db.jdbcUrl(),
+                  "--user",
+                  ds.getUsername(),
+                  "--password",
+                  ds.getPassword() == null ? "" : ds.getPassword()),
+              System.out);
+      report.print(System.out);
+      assertThat(report.pending()).as("still pending").isEmpty();
+      assertThat(report.checks())
+          .allSatisfy(c -> assertThat(c.pass()).as(c.name() + ": " + c.detail()).isTrue());
+      assertThat(report.exitCode()).isZero();
+      assertThat(report.figures().get("committed payments (payment rows)")).isEqualTo("200");
+    }
+  }
+
+  @Test
+  void cdcModeOnH2SaysWhyNot() {
+    assertThatThrownBy(() -> DemoOptions.parse("--mode", "cdc"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("H2")
+        .hasMessageContaining("change log")
+        .hasMessageContaining("PostgreSQL (wal_level=logical) or MariaDB");
+    assertThatThrownBy(() -> DemoOptions.parse("--mode", "cdc", "--jdbc-url", "jdbc:h2:mem:demo"))
+        .hasMessageContaining("H2");
+    assertThat(DemoMain.run(new String[] {"--mode", "cdc"})).isEqualTo(2);
   }
 
   @Test

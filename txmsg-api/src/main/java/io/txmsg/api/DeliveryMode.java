@@ -19,5 +19,15 @@ public enum DeliveryMode {
    * impossible (nothing is sent before commit); the delivery guarantee depends on {@link
    * DeliveryConfirmation}.
    */
-  OUTBOX
+  OUTBOX,
+  /**
+   * The journal row is written in the local transaction exactly as in {@link #OUTBOX} (same
+   * idempotency point and self-check), and nothing is sent on the caller's thread: a CDC relay
+   * (module {@code txmsg-cdc}, {@code CdcRelay}) reads the committed insert from the database's own
+   * log and sends it, in commit order, and records it SENT from SEND_OK. A row still not SENT
+   * {@code cdcFallbackAfter} after it was created is sent by the reconciler, whatever the relay's
+   * state (duplicates are possible then; consumers absorb them). Needs NORMAL or FIFO topics and
+   * PostgreSQL or MariaDB (H2 has no log to read: refused at build).
+   */
+  CDC
 }

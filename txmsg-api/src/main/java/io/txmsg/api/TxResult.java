@@ -79,13 +79,16 @@ public record TxResult<R>(
    *       (with {@link DeliveryConfirmation#SEND_OK} the journal row is then recorded SENT, in
    *       batches off the caller's thread). That is acceptance by the broker, not by a consumer,
    *       and a broker with asynchronous flush or replication can still lose the message.
+   *   <li>{@link DeliveryMode#CDC}: always {@code false}. Nothing is sent on the caller's thread:
+   *       the committed journal row is sent by the CDC relay, which reads it from the database's
+   *       log, or by the reconciler once it is {@code cdcFallbackAfter} old and still not SENT.
    * </ul>
    *
    * {@code false} is not a failure: the fact and its journal row are committed, and the event will
-   * be delivered by the check-back (HALF_MESSAGE) or the reconciler. It is false when the send was
-   * not made (a {@link ProducerInterceptor} skipped it; in OUTBOX a FIFO event waits for a lower
-   * version of its aggregate), when it failed or its answer was lost, and always for {@link
-   * Outcome#ALREADY_COMMITTED} (this call sent nothing).
+   * be delivered by the check-back (HALF_MESSAGE), the CDC relay (CDC) or the reconciler. It is
+   * false when the send was not made (a {@link ProducerInterceptor} skipped it; in OUTBOX a FIFO
+   * event waits for a lower version of its aggregate), when it failed or its answer was lost, and
+   * always for {@link Outcome#ALREADY_COMMITTED} (this call sent nothing).
    *
    * <p>It says nothing about the events of {@link TxContext#publish}: they are sent after this one
    * with plain (or FIFO) sends, and what those sends miss is left to the reconciler; their state is

@@ -9,9 +9,11 @@ import io.txmsg.api.Resolution;
 import io.txmsg.store.Dialect;
 import io.txmsg.store.TablePrefix;
 import io.txmsg.store.TxmsgStore;
+import io.txmsg.store.cdc.CdcBacklog;
 import io.txmsg.store.cdc.CdcRelayMapper;
 import io.txmsg.store.cdc.CdcRelayStore;
 import io.txmsg.store.cdc.RelayFence;
+import io.txmsg.store.cdc.SlotLag;
 import io.txmsg.store.schema.SchemaMigrator;
 import io.txmsg.transport.BrokerConnection;
 import io.txmsg.transport.ProducerChannel;
@@ -21,7 +23,6 @@ import io.txmsg.transport.Transports;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
@@ -184,6 +185,42 @@ public final class CdcRelay implements AutoCloseable {
 
   public String storeId() {
     return config.storeId();
+  }
+
+  /**
+   * How far behind the store's CDC rows are, as the database sees them (any instance can ask, the
+   * lease holder or not).
+   *
+   * @param records the store's CDC rows not SENT yet (PENDING, SENDING, RETRY): the relay's
+   *     backlog, plus rows it will not send (held back by the FIFO rule, committed before its start
+   *     position) that the reconciler sends after cdcFallbackAfter
+   * @param oldest how long the oldest of them has waited (database clock); zero when none
+   * @param slotUnconfirmedBytes PostgreSQL: WAL written since the slot's confirmed position; null
+   *     elsewhere or when the slot does not exist
+   * @param slotRetainedBytes PostgreSQL: WAL the server keeps on disk for the slot (what fills the
+   *     disk while no relay reads); null elsewhere or when the slot does not exist
+   */
+  public record Lag(
+      long records, Duration oldest, Long slotUnconfirmedBytes, Long slotRetainedBytes) {}
+
+  /**
+   * Reads {@link Lag} now: one indexed query on the journal and, on PostgreSQL, one on
+   * pg_replication_slots, each in a short transaction of its own.
+   *
+   * @throws Exception what the database threw
+   */
+  public Lag lag() throws Exception {
+    CdcBacklog backlog = config.relayStore().backlog(config.storeId());
+    Long unconfirmed = null;
+    Long retained = null;
+    if (config.store().dialect() == Dialect.POSTGRESQL) {
+      Optional<SlotLag> slot = config.relayStore().slotLag(config.slotName());
+      if (slot.isPresent()) {
+        unconfirmed = slot.get().getUnconfirmedBytes();
+        retained = slot.get().getRetainedBytes();
+      }
+    }
+    return new Lag(backlog.getPending(), backlog.oldestAge(), unconfirmed, retained);
   }
 
   /**
@@ -681,9 +718,7 @@ public final class CdcRelay implements AutoCloseable {
       String slot =
           settings.slotName() != null
               ? settings.slotName()
-              : truncate(
-                  "txmsg_relay_" + storeId.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_"),
-                  63);
+              : CdcRelayStore.defaultSlotName(storeId);
       String publication =
           settings.publicationName() != null
               ? settings.publicationName()
@@ -705,10 +740,6 @@ public final class CdcRelay implements AutoCloseable {
               serverId,
               listener);
       return new CdcRelay(this, config, LogSource.of(store.dialect()));
-    }
-
-    private static String truncate(String s, int max) {
-      return s.length() <= max ? s : s.substring(0, max);
     }
   }
 }

@@ -197,7 +197,7 @@ final class CdcFixture implements AutoCloseable {
     r.setCreatedAt(Instant.now().truncatedTo(ChronoUnit.MILLIS));
     r.setPublishMode(mode);
     r.setMessageGroup(group);
-    // Far in the future: the reconciler's fallback is phase 2; nothing else sends these rows.
+    // Due to the reconciler in an hour: these tests run no reconciler, only the relay sends them.
     tx.run(
         c -> {
           new Journal(db.dataSource(), store).insert(c, r, Duration.ofHours(1).toMillis());

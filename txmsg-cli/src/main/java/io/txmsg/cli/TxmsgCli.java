@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
  * The {@code txmsg} operations tool: inspect the journal, consume log and dead letters, trace one
  * event through every table, archive terminal rows, check and apply the schema version. Read-only
  * except {@code archive}, {@code journal requeue} and {@code replay}, which need {@code --reason},
- * and {@code schema apply}.
+ * {@code schema apply}, and {@code cdc reset}, which needs {@code --yes}.
  *
  * <p>Exit codes: 0 ok, 1 findings (a threshold exceeded, a row not found), 2 usage error, 3
  * database error. Errors are one line on stderr, never a stack trace: this runs in incident scripts
@@ -19,7 +19,8 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     scope = CommandLine.ScopeType.INHERIT,
     version = "txmsg 0.1.0",
-    description = "Operate txmsg: journal, consume log, dead letters, trace, archive, schema.",
+    description =
+        "Operate txmsg: journal, consume log, dead letters, trace, archive, schema, CDC relay.",
     subcommands = {
       JournalCommand.class,
       TraceCommand.class,
@@ -28,6 +29,7 @@ import picocli.CommandLine.Command;
       ArchiveCommand.class,
       ArchiveRunsCommand.class,
       SchemaCommand.class,
+      CdcCommand.class,
       CommandLine.HelpCommand.class
     },
     exitCodeListHeading = "%nExit codes:%n",

@@ -188,6 +188,20 @@ final class OpsRows {
         status);
   }
 
+  /** A journal row of the CDC delivery mode of {@code storeId}, written {@code age} ago. */
+  void cdcJournal(String eventId, String status, String storeId, Duration age) throws SQLException {
+    journal(eventId, status, "payment", "Paid", null, age);
+    update(
+        "UPDATE " + PREFIX + "journal SET publish_mode = 'CDC', store_id = ? WHERE event_id = ?",
+        storeId,
+        eventId);
+  }
+
+  /** Any statement, for the state a test needs (CDC lease and offset rows). */
+  void execute(String sql, Object... args) throws SQLException {
+    update(sql, args);
+  }
+
   /** The first column of every row, as strings, sorted by the query's ORDER BY. */
   List<String> column(String sql) throws SQLException {
     try (Connection c = dataSource.getConnection();

@@ -123,7 +123,8 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
     }
     String attemptId = UUID.randomUUID().toString();
     Instant originTime = Instant.now().truncatedTo(ChronoUnit.MILLIS);
-    boolean outboxMode = settings.deliveryMode() == DeliveryMode.OUTBOX;
+    // CDC runs OUTBOX's local transaction with CDC rows (no send after commit).
+    boolean outboxMode = settings.deliveryMode() != DeliveryMode.HALF_MESSAGE;
     // Filled by the tracing bridge (if any) when txmsg.execute starts: the context of the execute
     // span, stored with every row of this call so each (re)publish carries the same parent.
     Map<String, String> injected = new HashMap<>(4);
@@ -132,7 +133,7 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
             message.topic(),
             message.eventType(),
             message.eventId(),
-            outboxMode ? "outbox" : "half_message",
+            settings.deliveryMode().name().toLowerCase(Locale.ROOT),
             injected)) {
       Map<String, String> trace = TraceHeaders.usable(injected);
       try {

@@ -1,5 +1,6 @@
 package io.txmsg.producer;
 
+import io.txmsg.api.DeliveryMode;
 import io.txmsg.api.InvalidTxMessageException;
 import io.txmsg.api.PayloadSanitizer;
 import io.txmsg.api.PayloadSerializer;
@@ -94,12 +95,14 @@ final class EventRows {
 
   /**
    * The row of {@code message}'s event sent OUTBOX-style: a plain or FIFO send, picked up after
-   * publishAfter.
+   * publishAfter. In a {@link DeliveryMode#CDC} store the row is a CDC row instead: the relay sends
+   * it the same way (byte-identical), the reconciler only after cdcFallbackAfter.
    */
   JournalRow outbox(
       TxMessage message, String attemptId, Instant originTime, Map<String, String> trace) {
     JournalRow row = halfMessage(message, attemptId, originTime, trace);
-    row.setPublishMode(PublishMode.SEND);
+    row.setPublishMode(
+        settings.deliveryMode() == DeliveryMode.CDC ? PublishMode.CDC : PublishMode.SEND);
     row.setMessageGroup(messageGroup(message));
     return row;
   }

@@ -7,6 +7,7 @@ import io.txmsg.api.TxContext;
 import io.txmsg.api.TxMessage;
 import io.txmsg.store.journal.Journal;
 import io.txmsg.store.journal.JournalRow;
+import io.txmsg.store.journal.PublishMode;
 import io.txmsg.store.tx.SqlStates;
 import io.txmsg.store.tx.StatementFailures;
 import java.sql.Connection;
@@ -111,7 +112,7 @@ final class ExecuteContext implements TxContext {
     }
     for (Published p : added) {
       try {
-        journal.insert(connection, p.row(), settings.publishAfter().toMillis());
+        journal.insert(connection, p.row(), settings.firstDueAfterMillis(p.row().getPublishMode()));
       } catch (RuntimeException e) {
         Throwable sql = SqlStates.find(e);
         TransactionRolledBackException failure =
@@ -164,7 +165,8 @@ final class ExecuteContext implements TxContext {
 
   /**
    * After commit: the one immediate send of each row {@link #publish} added (never throws: what is
-   * not sent is left to the reconciler); returns their eventIds. None for a context that never ran.
+   * not sent is left to the reconciler; CDC rows are not sent here, the relay sends them); returns
+   * their eventIds. None for a context that never ran.
    */
   static List<String> publishAfterCommit(ExecuteContext context, ImmediatePublisher publisher) {
     if (context == null || context.published.isEmpty()) {
@@ -172,7 +174,9 @@ final class ExecuteContext implements TxContext {
     }
     List<String> ids = new ArrayList<>(context.published.size());
     for (Published p : context.published) {
-      publisher.publish(p.message(), p.row());
+      if (p.row().getPublishMode() != PublishMode.CDC) { // a CDC row is the relay's to send
+        publisher.publish(p.message(), p.row());
+      }
       ids.add(p.row().getEventId());
     }
     return ids;

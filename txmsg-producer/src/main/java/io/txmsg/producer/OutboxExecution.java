@@ -8,6 +8,7 @@ import io.txmsg.api.TxResult;
 import io.txmsg.producer.Progress.Stage;
 import io.txmsg.store.journal.Journal;
 import io.txmsg.store.journal.JournalRow;
+import io.txmsg.store.journal.PublishMode;
 import io.txmsg.store.tx.LocalTransactions;
 import java.sql.Connection;
 import java.util.Map;
@@ -16,7 +17,9 @@ import java.util.Map;
  * An execute in OUTBOX mode (docs/architecture.md, "Producer: OUTBOX"): the journal row first (the
  * idempotency point, with this call's attempt id), the action, the self-check re-reading that row
  * as the last statement, commit, one immediate send. No attempt row and no half message: nothing is
- * sent before commit, so nothing needs fencing. A failure is handed to {@link Settlement}.
+ * sent before commit, so nothing needs fencing. A failure is handed to {@link Settlement}. The CDC
+ * delivery mode runs the same local transaction with CDC rows and makes no send after commit (the
+ * relay sends them; the reconciler after cdcFallbackAfter).
  */
 final class OutboxExecution {
   private final TxProducerSettings settings;
@@ -61,7 +64,8 @@ final class OutboxExecution {
     } catch (LocalTransactions.CommitFailedException commitFailed) {
       throw settlement.outboxCommitFailed(row, commitFailed.getCause());
     }
-    boolean sent = publisher.publish(message, row);
+    // CDC: nothing is sent on the caller's thread; the relay reads the insert from the log.
+    boolean sent = row.getPublishMode() != PublishMode.CDC && publisher.publish(message, row);
     return TxResult.<R>ofCommitted(value, row.getEventId(), row.getAttemptId(), sent)
         .withPublished(ExecuteContext.publishAfterCommit(progress.context(), publisher));
   }
@@ -76,7 +80,7 @@ final class OutboxExecution {
       throws Exception {
     String eventId = row.getEventId();
     String attemptId = row.getAttemptId();
-    journal.insert(connection, row, settings.publishAfter().toMillis());
+    journal.insert(connection, row, settings.firstDueAfterMillis(row.getPublishMode()));
     progress.reached(Stage.ACTION);
     interceptor.beforeAction(message, attemptId);
     ExecuteContext context =

@@ -33,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * <p>Each round claims due rows (PENDING/RETRY past next_retry_at, SENDING with an expired lease)
  * with a fresh owner token and lease in a short transaction, then publishes them byte-identically,
  * each the way its row records ({@code publish_mode}: a half message committed at once for
- * HALF_MESSAGE rows, whose topics are TRANSACTION topics; a plain or FIFO send for SEND rows), so a
- * store that switched modes strands nothing, without holding any row lock. FIFO rows are claimed in
+ * HALF_MESSAGE rows, whose topics are TRANSACTION topics; a plain or FIFO send for SEND rows and
+ * for CDC rows, which become due only cdcFallbackAfter after they were written), so a store that
+ * switched modes strands nothing, without holding any row lock. FIFO rows are claimed in
  * aggregate-version order only (a lower unsent version of the aggregate, or another row of the
  * group in flight, holds a row back; see JournalMapper.xml "inOrder"). Every later update matches
  * only while the owner token does, so a taken-over lease's late update changes nothing. Several
@@ -277,7 +278,8 @@ public final class Reconciler {
   }
 
   private String publish(JournalRow row) {
-    if (row.getPublishMode() == PublishMode.SEND) {
+    // A CDC row the relay did not record SENT in time goes out as the relay would have sent it.
+    if (row.getPublishMode() == PublishMode.SEND || row.getPublishMode() == PublishMode.CDC) {
       return producer.send(EnvelopeCodec.encode(row));
     }
     // A TRANSACTION topic refuses a plain send: a half message committed at once.

@@ -11,8 +11,10 @@ import io.txmsg.api.PayloadSanitizer;
 import io.txmsg.api.PayloadSerializer;
 import io.txmsg.api.ProducerInterceptor;
 import io.txmsg.api.TxMessageTemplate;
+import io.txmsg.api.TxMessagingException;
 import io.txmsg.producer.micrometer.MicrometerProducerMetrics;
 import io.txmsg.producer.micrometer.MicrometerProducerObservations;
+import io.txmsg.store.Dialect;
 import io.txmsg.store.JsonPayloadSerializer;
 import io.txmsg.store.TxmsgStore;
 import io.txmsg.store.journal.Journal;
@@ -25,6 +27,8 @@ import io.txmsg.transport.Subscription;
 import io.txmsg.transport.TopicKind;
 import io.txmsg.transport.Transport;
 import io.txmsg.transport.Transports;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,6 +73,9 @@ public final class TxProducer implements AutoCloseable {
   private final ScheduledExecutorService scheduler;
 
   private TxProducer(Builder b, TxProducerSettings s) {
+    if (s.deliveryMode() == DeliveryMode.CDC) {
+      refuseWithoutLog(b.dataSource);
+    }
     TxmsgStore store = SchemaMigrator.open(b.dataSource, s.tablePrefix(), s.autoCreateSchema());
     Journal journal = new Journal(b.dataSource, store);
     this.ownsTransport = b.transport == null;
@@ -134,16 +141,36 @@ public final class TxProducer implements AutoCloseable {
   }
 
   /**
+   * CDC needs a database log a relay can read; H2 has none. Checked before the schema is opened or
+   * anything connects, so nothing starts.
+   */
+  private static void refuseWithoutLog(DataSource dataSource) {
+    Dialect dialect;
+    try (Connection c = dataSource.getConnection()) {
+      dialect = Dialect.detect(c);
+    } catch (SQLException e) {
+      throw new TxMessagingException("cannot read the database type: " + e.getMessage(), e);
+    }
+    if (dialect == Dialect.H2) {
+      throw new InvalidSettingsException(
+          "deliveryMode",
+          "CDC needs a database log a relay can read (PostgreSQL with wal_level=logical, MariaDB"
+              + " with binlog_format=ROW); the dataSource is H2, which has none: use OUTBOX or"
+              + " HALF_MESSAGE on H2");
+    }
+  }
+
+  /**
    * A topic of the wrong kind would pass the build and fail at the first send (the client rejects
    * it: "message type not match"). Where the transport can tell a topic's kind, refuse it now;
    * where it cannot (an empty answer), nothing is checked. HALF_MESSAGE: {@code topics} take half
-   * messages (TRANSACTION); OUTBOX: {@code topics} are NORMAL or FIFO; {@code publishTopics} are
-   * NORMAL or FIFO in both modes.
+   * messages (TRANSACTION); OUTBOX and CDC: {@code topics} are NORMAL or FIFO; {@code
+   * publishTopics} are NORMAL or FIFO in both modes.
    *
    * @return the topics known to be FIFO (their rows get a message group)
    */
   private static Set<String> checkTopicKinds(ProducerChannel ch, TxProducerSettings s) {
-    boolean outbox = s.deliveryMode() == DeliveryMode.OUTBOX;
+    boolean outbox = s.deliveryMode() != DeliveryMode.HALF_MESSAGE;
     Set<String> fifo = new TreeSet<>();
     for (String topic : new TreeSet<>(s.allTopics())) {
       Optional<Set<TopicKind>> kinds = ch.acceptedKinds(topic);
@@ -170,7 +197,7 @@ public final class TxProducer implements AutoCloseable {
                 + " is "
                 + describe(kinds.get())
                 + "; "
-                + (outbox ? "deliveryMode OUTBOX sends" : "ctx.publish sends")
+                + (outbox ? "deliveryMode " + s.deliveryMode() + " sends" : "ctx.publish sends")
                 + " plain or FIFO messages, which need a NORMAL or FIFO topic");
       }
       if (!halfTopic && kinds.get().contains(TopicKind.FIFO)) {
@@ -387,6 +414,7 @@ public final class TxProducer implements AutoCloseable {
      * Validates, connects and starts.
      *
      * @throws InvalidSettingsException naming a missing or bad setting, before anything starts
+     *     ({@code deliveryMode} for CDC on H2)
      * @throws io.txmsg.api.TransportException when the broker cannot be reached or a topic does not
      *     exist
      */

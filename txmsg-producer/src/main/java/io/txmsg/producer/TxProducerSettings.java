@@ -5,6 +5,7 @@ import io.txmsg.api.DeliveryMode;
 import io.txmsg.api.InvalidSettingsException;
 import io.txmsg.api.LogSafe;
 import io.txmsg.store.TablePrefix;
+import io.txmsg.store.journal.PublishMode;
 import io.txmsg.transport.BrokerConnection;
 import java.time.Duration;
 import java.util.LinkedHashSet;
@@ -40,6 +41,7 @@ public final class TxProducerSettings implements Cloneable {
   private DeliveryConfirmation confirmation;
   private DeliveryMode deliveryMode = DeliveryMode.HALF_MESSAGE;
   private Duration publishAfter = Duration.ofSeconds(5);
+  private Duration cdcFallbackAfter = Duration.ofSeconds(60);
   private Set<String> publishTopics = new LinkedHashSet<>();
   private int confirmBatchSize = 100;
   private Duration confirmFlushInterval = Duration.ofMillis(20);
@@ -78,10 +80,10 @@ public final class TxProducerSettings implements Cloneable {
 
   /**
    * Required: the topics of {@code execute}'s events: TRANSACTION topics in {@link
-   * DeliveryMode#HALF_MESSAGE} mode, NORMAL or FIFO topics in {@link DeliveryMode#OUTBOX} mode
-   * (checked at build where the transport can tell). The producer declares them to the broker so
-   * that their check-backs reach it; a message for another topic is rejected before any side
-   * effect.
+   * DeliveryMode#HALF_MESSAGE} mode, NORMAL or FIFO topics in {@link DeliveryMode#OUTBOX} and
+   * {@link DeliveryMode#CDC} mode (checked at build where the transport can tell). The producer
+   * declares them to the broker so that their check-backs reach it; a message for another topic is
+   * rejected before any side effect.
    */
   public TxProducerSettings topics(String... topics) {
     checkNotSealed();
@@ -122,6 +124,21 @@ public final class TxProducerSettings implements Cloneable {
   public TxProducerSettings publishAfter(Duration d) {
     checkNotSealed();
     this.publishAfter = d;
+    return this;
+  }
+
+  /**
+   * {@link DeliveryMode#CDC}: a row the relay has not recorded SENT this long after it was written
+   * is sent by the reconciler, whatever the relay's state (stopped, stuck, started after the row,
+   * its log position lost); default 60 s. Keep it well above the relay's normal lag (tens to
+   * hundreds of milliseconds) and its takeover time (one relay lease), or the reconciler sends rows
+   * the relay is about to send (duplicates, which consumers absorb). The row's due time is fixed
+   * when it is written (database clock), so every reconciler of the store honours the writer's
+   * value. At least 1 s.
+   */
+  public TxProducerSettings cdcFallbackAfter(Duration d) {
+    checkNotSealed();
+    this.cdcFallbackAfter = d;
     return this;
   }
 
@@ -237,8 +254,9 @@ public final class TxProducerSettings implements Cloneable {
 
   /**
    * How rows become SENT; default {@link DeliveryConfirmation#CONSUMER} in HALF_MESSAGE mode and
-   * {@link DeliveryConfirmation#SEND_OK} in OUTBOX mode (read its window). PROXY_ACK is for
-   * HALF_MESSAGE only, SEND_OK for OUTBOX only.
+   * {@link DeliveryConfirmation#SEND_OK} in OUTBOX and CDC mode (read its window). PROXY_ACK is for
+   * HALF_MESSAGE only, SEND_OK for OUTBOX and CDC; CDC allows SEND_OK only (the relay records SENT
+   * from it).
    */
   public TxProducerSettings confirmation(DeliveryConfirmation c) {
     checkNotSealed();
@@ -284,19 +302,31 @@ public final class TxProducerSettings implements Cloneable {
     require(
         !topics.isEmpty(),
         "topics",
-        deliveryMode == DeliveryMode.OUTBOX
+        deliveryMode != DeliveryMode.HALF_MESSAGE
             ? "needs at least one NORMAL or FIFO topic"
             : "needs at least one TRANSACTION topic");
     DeliveryConfirmation c = confirmation();
     require(
-        deliveryMode == DeliveryMode.OUTBOX || c != DeliveryConfirmation.SEND_OK,
+        deliveryMode != DeliveryMode.CDC || c == DeliveryConfirmation.SEND_OK,
         "confirmation",
-        "SEND_OK is for deliveryMode OUTBOX; a HALF_MESSAGE store uses CONSUMER or PROXY_ACK");
+        "deliveryMode CDC records SENT from the broker's SEND_OK (the relay's and the"
+            + " reconciler's sends); only SEND_OK is allowed, was "
+            + c);
+    require(
+        deliveryMode != DeliveryMode.HALF_MESSAGE || c != DeliveryConfirmation.SEND_OK,
+        "confirmation",
+        "SEND_OK is for deliveryMode OUTBOX or CDC; a HALF_MESSAGE store uses CONSUMER or"
+            + " PROXY_ACK");
+
     require(
         deliveryMode == DeliveryMode.HALF_MESSAGE || c != DeliveryConfirmation.PROXY_ACK,
         "confirmation",
         "PROXY_ACK is for deliveryMode HALF_MESSAGE; an OUTBOX store uses SEND_OK or CONSUMER");
     positive("publishAfter", publishAfter);
+    require(
+        cdcFallbackAfter != null && cdcFallbackAfter.compareTo(Duration.ofSeconds(1)) >= 0,
+        "cdcFallbackAfter",
+        "must be at least 1 s (above the CDC relay's normal lag), was " + cdcFallbackAfter);
     require(
         maxPayloadBytes > 0 && maxPayloadBytes <= BROKER_MAX_BODY_BYTES,
         "maxPayloadBytes",
@@ -449,7 +479,7 @@ public final class TxProducerSettings implements Cloneable {
     if (confirmation != null) {
       return confirmation;
     }
-    return deliveryMode == DeliveryMode.OUTBOX
+    return deliveryMode != DeliveryMode.HALF_MESSAGE
         ? DeliveryConfirmation.SEND_OK
         : DeliveryConfirmation.CONSUMER;
   }
@@ -460,6 +490,18 @@ public final class TxProducerSettings implements Cloneable {
 
   public Duration publishAfter() {
     return publishAfter;
+  }
+
+  public Duration cdcFallbackAfter() {
+    return cdcFallbackAfter;
+  }
+
+  /**
+   * How long after it is written a row of {@code mode} becomes the reconciler's: cdcFallbackAfter
+   * for a CDC row (the relay sends it), publishAfter for a row sent after commit.
+   */
+  long firstDueAfterMillis(PublishMode mode) {
+    return (mode == PublishMode.CDC ? cdcFallbackAfter : publishAfter).toMillis();
   }
 
   /** The topics only {@code TxContext.publish} sends to. */
@@ -477,7 +519,7 @@ public final class TxProducerSettings implements Cloneable {
   /** Whether {@code TxContext.publish} may send to {@code topic}. */
   boolean publishable(String topic) {
     return publishTopics.contains(topic)
-        || (deliveryMode == DeliveryMode.OUTBOX && topics.contains(topic));
+        || (deliveryMode != DeliveryMode.HALF_MESSAGE && topics.contains(topic));
   }
 
   public int confirmBatchSize() {
@@ -515,6 +557,7 @@ public final class TxProducerSettings implements Cloneable {
         + confirmation()
         + ", publishAfter="
         + publishAfter
+        + (deliveryMode == DeliveryMode.CDC ? ", cdcFallbackAfter=" + cdcFallbackAfter : "")
         + ", publishTopics="
         + publishTopics
         + ", republishAfter="

@@ -82,6 +82,9 @@ public class DemoConfiguration {
         // OUTBOX: a row whose send after commit did not happen (the crash fault) is sent by the
         // reconciler this long after its commit.
         .publishAfter(Duration.ofSeconds(3))
+        // CDC: a row the relay did not send (e.g. committed before it started) is the
+        // reconciler's this long after its commit.
+        .cdcFallbackAfter(Duration.ofSeconds(10))
         // Above the embedded broker's whole check window (1 s interval x 15 checks + 2 s).
         .republishAfter(Duration.ofSeconds(30));
   }

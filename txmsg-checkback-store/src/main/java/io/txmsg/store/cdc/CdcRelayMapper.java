@@ -126,6 +126,26 @@ public interface CdcRelayMapper {
   /** The journal row's status, or null when there is none (or it is not visible yet). */
   String journalStatus(@Param("eventId") String eventId);
 
+  // ---- operations (CLI, metrics) ----------------------------------------------------------------
+
+  /** The store's CDC rows not SENT yet: count, oldest created_at, the database clock. */
+  CdcBacklog cdcBacklog(@Param("storeId") String storeId);
+
+  /** PostgreSQL: the slot's lag in bytes of WAL, or null when the slot does not exist. */
+  SlotLag slotLag(@Param("name") String name);
+
+  /** 1 when a relay of the store holds a live lease (by the database clock), else 0. */
+  int liveLeases(@Param("storeId") String storeId);
+
+  /**
+   * An operator's reset: deletes the store's stored offsets, unless a relay holds a live lease
+   * (returns 0 rows then, and also when there were none).
+   */
+  int clearOffsetsUnleased(@Param("storeId") String storeId);
+
+  /** The operator's reset of the schema history (MariaDB/MySQL), under the same condition. */
+  int clearHistoryUnleased(@Param("storeId") String storeId);
+
   // ---- server settings (start-time checks) ------------------------------------------------------
 
   /** PostgreSQL: current_schema(); MariaDB/MySQL: DATABASE(). */

@@ -1,10 +1,12 @@
 package io.txmsg.store.cdc;
 
+import io.txmsg.store.Dialect;
 import io.txmsg.store.TxmsgStore;
 import io.txmsg.store.tx.SqlStates;
 import io.txmsg.store.tx.StoreTransactions;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -261,6 +263,56 @@ public final class CdcRelayStore {
           "'" + name + "' is not a plain identifier ([a-z_][a-z0-9_]{0,62})");
     }
     return name;
+  }
+
+  /** The slot a relay of {@code storeId} uses when none is configured: one per store. */
+  public static String defaultSlotName(String storeId) {
+    String name = "txmsg_relay_" + storeId.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
+    return name.length() <= 63 ? name : name.substring(0, 63);
+  }
+
+  /** The store's CDC rows not SENT yet (count, oldest), by the database clock. */
+  public CdcBacklog backlog(String storeId) throws Exception {
+    return run(m -> m.cdcBacklog(storeId));
+  }
+
+  /** PostgreSQL: the slot's lag in bytes; empty when the slot does not exist. */
+  public Optional<SlotLag> slotLag(String slot) throws Exception {
+    return Optional.ofNullable(run(m -> m.slotLag(slot)));
+  }
+
+  /** What {@link #resetPosition} did. */
+  public record Reset(boolean leaseHeld, int offsetRows, int historyRows, boolean slotDropped) {}
+
+  /**
+   * An operator's reset: the store's relay restarts at the current end of the log. Deletes the
+   * stored offsets and schema history and, on PostgreSQL, drops {@code slot} (a slot keeps its
+   * position without offsets); the relay creates it again at its next start. Refused (nothing
+   * changed, {@code leaseHeld}) while a relay holds a live lease: stop every relay of the store
+   * first. Rows committed before the new position are left to the reconciler's fallback.
+   *
+   * @throws Exception what the database threw; on PostgreSQL also when the slot is in use by a
+   *     reader that holds no lease (a stalled relay's walsender: wait for wal_sender_timeout)
+   */
+  public Reset resetPosition(String storeId, String slot) throws Exception {
+    String slotName = store.dialect() == Dialect.POSTGRESQL ? identifier(slot) : null;
+    if (run(m -> m.liveLeases(storeId)) > 0) {
+      return new Reset(true, 0, 0, false);
+    }
+    // Each delete re-checks the lease: a relay that starts meanwhile keeps its state.
+    int offsets = run(m -> m.clearOffsetsUnleased(storeId));
+    int history = run(m -> m.clearHistoryUnleased(storeId));
+    boolean dropped = false;
+    if (slotName != null && slotLag(slotName).isPresent()) {
+      // Fails while a reader is attached (the server refuses to drop an active slot).
+      run(
+          m -> {
+            m.dropSlot(slotName);
+            return null;
+          });
+      dropped = true;
+    }
+    return new Reset(false, offsets, history, dropped);
   }
 
   /**
