@@ -22,6 +22,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * txmsg for Spring Boot: the producer and the consumers over the application's DataSource,
@@ -72,8 +73,15 @@ public class TxmsgAutoConfiguration {
         TxProducerSettings settings,
         TxmsgProperties properties,
         BeanFactory beanFactory,
+        Environment environment,
         ObjectProvider<TxmsgFlywayMigration> migration) {
       migration.getIfAvailable(); // the schema first: txmsg's Flyway migrations, if any
+      // Before anything runs: a defaulted store id must not strand the rows of the old default.
+      StoreIdCheck.check(
+          beanFactory.getBean(DataSource.class),
+          settings,
+          properties,
+          environment.getProperty(SettingsFromProperties.APPLICATION_NAME));
       TxmsgProperties.Broker broker = properties.getBroker();
       return new TxmsgProducerRuntime(
           () -> {
