@@ -50,7 +50,8 @@ class StoreIdCheckTest {
             "txmsg.broker.endpoints=proxy:8081",
             "txmsg.producer.topics=pay",
             "txmsg.producer.auto-create-schema=true",
-            "txmsg.flyway.enabled=false");
+            "txmsg.flyway.enabled=false",
+            "txmsg.liquibase.enabled=false");
   }
 
   @ParameterizedTest

@@ -79,7 +79,8 @@ class LiquibaseChangelogTest {
         DatabaseFixture migratorDb = kind.open()) {
       DataSource viaLiquibase = liquibaseDb.dataSource();
       DataSource viaMigrator = migratorDb.dataSource();
-      assertThat(unrun(viaLiquibase, PREFIX)).isEqualTo(SchemaInstaller.VERSION);
+      // each version and its tag
+      assertThat(unrun(viaLiquibase, PREFIX)).isEqualTo(2 * SchemaInstaller.VERSION);
 
       update(viaLiquibase, PREFIX, null);
       migrator(viaMigrator, PREFIX).apply();
@@ -135,13 +136,49 @@ class LiquibaseChangelogTest {
     }
   }
 
+  /**
+   * A database the migrator (txmsg schema apply, auto-create) installed at V1 is taken over by
+   * changelog-sync-to-tag txmsg-V1, and Liquibase continues from there: V1 is not run again, the
+   * rows are kept.
+   */
+  @ParameterizedTest
+  @MethodSource(DB)
+  void aDatabaseTheMigratorInstalledIsTakenOverBySyncingToItsVersionsTag(TestDatabase kind)
+      throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      DataSource ds = db.dataSource();
+      try (Connection c = ds.getConnection()) {
+        io.txmsg.store.Dialect d = io.txmsg.store.Dialect.detect(c);
+        SchemaPlan all = SchemaScripts.plan(d, PREFIX, SchemaStatus.empty(PREFIX));
+        c.setAutoCommit(true);
+        SchemaMigrator.run(c, d, new SchemaPlan(d, PREFIX, 0, 1, all.steps().subList(0, 2)));
+      }
+      SchemaMigrationTest.insertV1Row(ds, "e1", "PENDING", "k1");
+      int installed = migrator(ds, PREFIX).check().installed();
+      assertThat(installed).isEqualTo(1);
+
+      try (Connection c = ds.getConnection()) {
+        liquibase(c, PREFIX)
+            .changeLogSync("txmsg-V" + installed, new Contexts(), new LabelExpression());
+      }
+      assertThat(unrun(ds, PREFIX)).isEqualTo(2 * (SchemaInstaller.VERSION - installed));
+      update(ds, PREFIX, null);
+
+      assertThat(migrator(ds, PREFIX).verify().installed()).isEqualTo(SchemaInstaller.VERSION);
+      assertThat(SchemaMigrationTest.journal(ds).get("e1"))
+          .containsEntry("publish_mode", "HALF_MESSAGE")
+          .containsEntry("message_key", "k1");
+      assertThat(unrun(ds, PREFIX)).isZero();
+    }
+  }
+
   /** V1 by Liquibase, rows written, the rest by Liquibase: rows kept, the check says current. */
   @ParameterizedTest
   @MethodSource(DB)
   void liquibaseV1ThenRowsThenTheRestKeepsEveryValue(TestDatabase kind) throws Exception {
     try (DatabaseFixture db = kind.open()) {
       DataSource ds = db.dataSource();
-      update(ds, PREFIX, 1);
+      update(ds, PREFIX, 2); // V1 and its tag
       SchemaStatus v1 = migrator(ds, PREFIX).check();
       assertThat(v1.installed()).isEqualTo(1);
       assertThat(v1.versionRow()).isTrue();

@@ -127,8 +127,9 @@ class SchemaFilesTest {
   }
 
   /**
-   * The changelog has one changeset per version, in order, and each runs that version's file of
-   * every dialect (by dbms), from the Flyway directories: no SQL of its own.
+   * The changelog has, per version and in order, one changeset that runs that version's file of
+   * every dialect (by dbms), from the Flyway directories (no SQL of its own), then one that tags
+   * the history {@code txmsg-V<n>} (what changelog-sync-to-tag takes over an existing install to).
    */
   @Test
   void theLiquibaseChangelogRunsTheSameFilesVersionByVersion() {
@@ -136,9 +137,15 @@ class SchemaFilesTest {
     Matcher changeSet =
         Pattern.compile("(?s)<changeSet id=\"([^\"]+)\"[^>]*>(.*?)</changeSet>").matcher(xml);
     Pattern sqlFile = Pattern.compile("<sqlFile dbms=\"([^\"]+)\" path=\"([^\"]+)\"");
-    int v = 0;
+    List<String> ids = new ArrayList<>();
     while (changeSet.find()) {
-      v++;
+      ids.add(changeSet.group(1));
+      int v = (ids.size() + 1) / 2;
+      if (ids.size() % 2 == 0) {
+        assertThat(changeSet.group(1)).isEqualTo("txmsg-V" + v + "-tag");
+        assertThat(changeSet.group(2).strip()).isEqualTo("<tagDatabase tag=\"txmsg-V" + v + "\"/>");
+        continue;
+      }
       assertThat(changeSet.group(1)).isEqualTo("txmsg-V" + v);
       Map<String, String> paths = new TreeMap<>();
       Matcher files = sqlFile.matcher(changeSet.group(2));
@@ -156,7 +163,7 @@ class SchemaFilesTest {
           .as("changeset txmsg-V" + v + " holds nothing but the files")
           .isEmpty();
     }
-    assertThat(v).as("changesets in " + CHANGELOG).isEqualTo(SchemaInstaller.VERSION);
+    assertThat(ids).as("changesets in " + CHANGELOG).hasSize(2 * SchemaInstaller.VERSION);
   }
 
   /** What SchemaScripts checks on every read, so a broken file fails at the first install. */
