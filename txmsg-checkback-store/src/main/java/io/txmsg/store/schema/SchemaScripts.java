@@ -30,6 +30,10 @@ import java.util.List;
  * </ul>
  *
  * <p>{@code txmsg schema print} shows exactly what {@code apply} runs.
+ *
+ * <p>The header comments of V1..V4 still call these files copies of per-dialect files under {@code
+ * io/txmsg/store/schema/}: those were the migrator's own until this class read these instead, and
+ * were removed then. The comments stay as released, for the checksums' sake.
  */
 public final class SchemaScripts {
   /** The version row's name in {@code ${prefix}schema}. */
