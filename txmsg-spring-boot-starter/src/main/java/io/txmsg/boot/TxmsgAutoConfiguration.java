@@ -186,8 +186,8 @@ public class TxmsgAutoConfiguration {
   }
 
   /**
-   * txmsg's own Liquibase changelog, before the runtimes: when txmsg's Flyway migrations do not
-   * run (one schema tool per set of tables: the second would find the tables the first created).
+   * txmsg's own Liquibase changelog, before the runtimes: when txmsg's Flyway migrations do not run
+   * (one schema tool per set of tables: the second would find the tables the first created).
    */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(name = "liquibase.Liquibase")

@@ -17,12 +17,12 @@ import org.springframework.beans.factory.InitializingBean;
 
 /**
  * Runs txmsg's schema files ({@code io/txmsg/store/flyway/<vendor>/}, placeholder {@code
- * txmsg_prefix}; the same files {@code txmsg schema apply} runs) with a Flyway instance of their own and its own history table, {@code
- * flyway_<prefix>history} ({@code flyway_txmsg_history} for the default prefix): never the
- * application's {@code flyway_schema_history}, never its {@code db/migration}. Runs once, when the
- * bean is created, before the runtimes start (they depend on it). The migrations record the version
- * in {@code <prefix>schema} as {@code txmsg schema apply} does, so the runtimes' schema check
- * accepts the result.
+ * txmsg_prefix}; the same files {@code txmsg schema apply} runs) with a Flyway instance of their
+ * own and its own history table, {@code flyway_<prefix>history} ({@code flyway_txmsg_history} for
+ * the default prefix): never the application's {@code flyway_schema_history}, never its {@code
+ * db/migration}. Runs once, when the bean is created, before the runtimes start (they depend on
+ * it). The migrations record the version in {@code <prefix>schema} as {@code txmsg schema apply}
+ * does, so the runtimes' schema check accepts the result.
  *
  * <p>A database that {@code txmsg schema apply} or {@code auto-create-schema} set up has no txmsg
  * Flyway history yet: it is baselined at the version it holds, and later versions run normally.

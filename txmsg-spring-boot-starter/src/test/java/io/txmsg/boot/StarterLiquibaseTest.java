@@ -31,9 +31,9 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 /**
  * With Liquibase on the class path and txmsg's Flyway migrations not running, the starter runs
- * txmsg's Liquibase changelog, with history tables of its own, before the runtimes start; a database
- * set up another way is synced to its version's tag; {@code txmsg.liquibase.enabled=false} turns it
- * off; with Flyway there too, only Flyway runs. On every enabled database.
+ * txmsg's Liquibase changelog, with history tables of its own, before the runtimes start; a
+ * database set up another way is synced to its version's tag; {@code txmsg.liquibase.enabled=false}
+ * turns it off; with Flyway there too, only Flyway runs. On every enabled database.
  */
 class StarterLiquibaseTest {
   private static final String DB = "io.txmsg.testkit.db.TestDatabases#enabled";
@@ -122,7 +122,8 @@ class StarterLiquibaseTest {
 
       assertThat(version(ds)).isEqualTo(SchemaInstaller.VERSION);
       assertThat(changeSets(ds, "txmsg_")).containsExactlyElementsOf(allChangeSets());
-      assertThat(strings(ds, "SELECT exectype FROM liquibase_txmsg_changelog WHERE id = 'txmsg-V2'"))
+      assertThat(
+              strings(ds, "SELECT exectype FROM liquibase_txmsg_changelog WHERE id = 'txmsg-V2'"))
           .containsExactly("EXECUTED");
     }
   }
@@ -169,7 +170,8 @@ class StarterLiquibaseTest {
   /** The changeset ids in a prefix's txmsg Liquibase history, in the order they were recorded. */
   private static List<String> changeSets(DataSource ds, String prefix) throws Exception {
     return strings(
-        ds, "SELECT id FROM liquibase_" + prefix + "changelog ORDER BY orderexecuted, dateexecuted");
+        ds,
+        "SELECT id FROM liquibase_" + prefix + "changelog ORDER BY orderexecuted, dateexecuted");
   }
 
   private static List<String> strings(DataSource ds, String sql) throws Exception {

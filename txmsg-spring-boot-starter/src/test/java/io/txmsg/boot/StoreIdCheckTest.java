@@ -56,8 +56,8 @@ class StoreIdCheckTest {
 
   @ParameterizedTest
   @MethodSource(DB)
-  void unsentRowsOfTheOldDefaultStopADefaultedStoreIdNamingBothIdsAndTheProperty(
-      TestDatabase kind) throws Exception {
+  void unsentRowsOfTheOldDefaultStopADefaultedStoreIdNamingBothIdsAndTheProperty(TestDatabase kind)
+      throws Exception {
     try (DatabaseFixture db = kind.open()) {
       DataSource ds = db.dataSource();
       install(ds);
@@ -71,8 +71,7 @@ class StoreIdCheckTest {
               ctx -> {
                 assertThat(ctx).hasFailed();
                 FailureAnalysis report =
-                    Contexts.analyze(
-                        ctx.getStartupFailure(), InvalidTxmsgPropertyException.class);
+                    Contexts.analyze(ctx.getStartupFailure(), InvalidTxmsgPropertyException.class);
                 assertThat(report.getDescription())
                     .contains("txmsg.producer.store-id")
                     .contains("'orders'")
@@ -84,10 +83,18 @@ class StoreIdCheckTest {
       // Refused before any side effect: the rows are as they were.
       assertThat(strings(ds, "SELECT event_id, store_id, status FROM txmsg_journal ORDER BY 1"))
           .containsExactly(
-              "e-billing", "billing", "PENDING",
-              "e-dead", "default", "DEAD",
-              "e-pending", "default", "PENDING",
-              "e-sent", "default", "SENT");
+              "e-billing",
+              "billing",
+              "PENDING",
+              "e-dead",
+              "default",
+              "DEAD",
+              "e-pending",
+              "default",
+              "PENDING",
+              "e-sent",
+              "default",
+              "SENT");
 
       // Keeping the old id, or choosing the new one explicitly, starts it.
       for (String storeId : List.of("default", "orders")) {
@@ -109,8 +116,7 @@ class StoreIdCheckTest {
    */
   @ParameterizedTest
   @MethodSource(DB)
-  void otherServicesRowsAndSentRowsLetADefaultedStoreIdStart(TestDatabase kind)
-      throws Exception {
+  void otherServicesRowsAndSentRowsLetADefaultedStoreIdStart(TestDatabase kind) throws Exception {
     try (DatabaseFixture db = kind.open()) {
       DataSource ds = db.dataSource();
       runner(db).run(ctx -> assertThat(ctx).as("empty database").hasNotFailed());

@@ -9,8 +9,8 @@ import javax.sql.DataSource;
 
 /**
  * Installs or upgrades the shipped, versioned schema ({@code io/txmsg/store/flyway/<vendor>/V<n>
- * __txmsg_<what>.sql}, see {@link SchemaScripts}) for a prefix: the optional auto-create at startup and
- * what tests use. Production teams run {@code txmsg schema apply} (or the files with their own
+ * __txmsg_<what>.sql}, see {@link SchemaScripts}) for a prefix: the optional auto-create at startup
+ * and what tests use. Production teams run {@code txmsg schema apply} (or the files with their own
  * tool); {@link SchemaMigrator} holds the mechanism.
  */
 public final class SchemaInstaller {

@@ -24,9 +24,9 @@ import java.util.List;
  *       migrated passes txmsg's startup check: V1 starts with the {@code ${prefix}schema} table and
  *       its row at 0, and every file ends with the statement moving the row to its version. This
  *       class separates those statements from the version's own: {@link #versionTable} is V1's
- *       first statement (an upgrade from a release before schema versions creates that table on
- *       the way, with the row at the version found), and the row statements themselves are
- *       generated here and must equal the file's, which {@link #read} checks on every read.
+ *       first statement (an upgrade from a release before schema versions creates that table on the
+ *       way, with the row at the version found), and the row statements themselves are generated
+ *       here and must equal the file's, which {@link #read} checks on every read.
  * </ul>
  *
  * <p>{@code txmsg schema print} shows exactly what {@code apply} runs.
@@ -49,8 +49,8 @@ public final class SchemaScripts {
   public static final String LIQUIBASE_CHANGELOG = "io/txmsg/store/liquibase/txmsg-changelog.xml";
 
   /**
-   * The file of each version, V1 first. Flyway derives a migration's description from its file
-   * name and compares it on validate, so a shipped name never changes either.
+   * The file of each version, V1 first. Flyway derives a migration's description from its file name
+   * and compares it on validate, so a shipped name never changes either.
    */
   private static final List<String> FILES =
       List.of(
@@ -112,8 +112,8 @@ public final class SchemaScripts {
    * A version's file, statements with the placeholder left in, after checking that its version-row
    * statements are where and what this class expects: V1 starts with the {@code ${prefix}schema}
    * table and the row at 0, every file ends with the row moved from the previous version to its
-   * own, and no other statement touches that table. A file that breaks this would make {@code
-   * txmsg schema apply} and Flyway record different versions.
+   * own, and no other statement touches that table. A file that breaks this would make {@code txmsg
+   * schema apply} and Flyway record different versions.
    */
   private static List<String> versionFile(Dialect dialect, int version) {
     String resource = resource(dialect, version);
@@ -224,8 +224,8 @@ public final class SchemaScripts {
 
   /**
    * A schema file's statements with the prefix filled in. Statements are separated by lines holding
-   * only ';' (which Flyway, Liquibase, psql and the mysql client accept too); lines starting with --
-   * are comments.
+   * only ';' (which Flyway, Liquibase, psql and the mysql client accept too); lines starting with
+   * -- are comments.
    */
   static List<String> read(String resource, String prefix) {
     return fill(statements(resource), prefix);

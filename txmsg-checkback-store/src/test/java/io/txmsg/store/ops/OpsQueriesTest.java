@@ -87,7 +87,9 @@ class OpsQueriesTest {
       long unsent = tx.run(c -> queries.unsentJournalRows(c, "default"));
       long none = tx.run(c -> queries.unsentJournalRows(c, "orders"));
 
-      assertThat(unsent).as("PENDING, SENDING, RETRY, DEAD").isEqualTo(JournalStatus.values().length - 1);
+      assertThat(unsent)
+          .as("PENDING, SENDING, RETRY, DEAD")
+          .isEqualTo(JournalStatus.values().length - 1);
       assertThat(none).isZero();
     }
   }

@@ -38,8 +38,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The schema files ({@code io/txmsg/store/flyway/<vendor>/}), run by Flyway itself, on every
  * enabled database. SchemaMigrator reads the same files, so the statements cannot differ; what can
  * is how they run: Flyway parses and runs each file itself, in its own transactions and sessions,
- * with its placeholder replacement. So the tests compare the schema Flyway installs with the one the
- * migrator installs, read back from the database (columns with types, sizes, nullability and
+ * with its placeholder replacement. So the tests compare the schema Flyway installs with the one
+ * the migrator installs, read back from the database (columns with types, sizes, nullability and
  * defaults; primary keys, indexes and named constraints; on MariaDB the tables' engine and
  * collation; the version row). That a shipped file never changes is SchemaFilesTest's part.
  *

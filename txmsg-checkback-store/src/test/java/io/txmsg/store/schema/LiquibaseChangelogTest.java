@@ -120,8 +120,7 @@ class LiquibaseChangelogTest {
    */
   @ParameterizedTest
   @MethodSource(DB)
-  void theChangelogInstallsUnderAnotherPrefixBesideTheDefault(TestDatabase kind)
-      throws Exception {
+  void theChangelogInstallsUnderAnotherPrefixBesideTheDefault(TestDatabase kind) throws Exception {
     try (DatabaseFixture db = kind.open()) {
       DataSource ds = db.dataSource();
       update(ds, PREFIX, null);
@@ -197,8 +196,7 @@ class LiquibaseChangelogTest {
         assertThat(row.remove("message_group")).as(id).isNull();
         assertThat(row).as(id).isEqualTo(before.get(id));
       }
-      JournalRow read =
-          new Journal(ds, SchemaMigrator.open(ds, PREFIX, false)).find("e22");
+      JournalRow read = new Journal(ds, SchemaMigrator.open(ds, PREFIX, false)).find("e22");
       assertThat(read.getStatus().name()).isEqualTo("SENT");
     }
   }

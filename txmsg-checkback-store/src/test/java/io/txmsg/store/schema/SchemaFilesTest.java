@@ -183,7 +183,8 @@ class SchemaFilesTest {
     }
     assertThatThrownBy(() -> SchemaScripts.version(Dialect.H2, "txmsg_", 0))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> SchemaScripts.version(Dialect.H2, "txmsg_", SchemaInstaller.VERSION + 1))
+    assertThatThrownBy(
+            () -> SchemaScripts.version(Dialect.H2, "txmsg_", SchemaInstaller.VERSION + 1))
         .isInstanceOf(IllegalArgumentException.class);
   }
 
