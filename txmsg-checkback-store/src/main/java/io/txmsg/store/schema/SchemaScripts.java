@@ -26,7 +26,7 @@ import java.util.List;
  *       class separates those statements from the version's own: {@link #versionTable} is V1's
  *       first statement (an upgrade from a release before schema versions creates that table on the
  *       way, with the row at the version found), and the row statements themselves are generated
- *       here and must equal the file's, which {@link #read} checks on every read.
+ *       here and must equal the file's, which is checked whenever a version's file is read.
  * </ul>
  *
  * <p>{@code txmsg schema print} shows exactly what {@code apply} runs.
@@ -43,8 +43,9 @@ public final class SchemaScripts {
   public static final String PLACEHOLDER = "${txmsg_prefix}";
 
   /**
-   * The class-path resource of the Liquibase changelog that runs these files (one changeset per
-   * version, parameter {@code txmsg_prefix}).
+   * The class-path resource of the Liquibase changelog that runs these files: per version one
+   * changeset running its file (by dbms), then one tagging the history {@code txmsg-V<n>};
+   * parameter {@code txmsg_prefix}.
    */
   public static final String LIQUIBASE_CHANGELOG = "io/txmsg/store/liquibase/txmsg-changelog.xml";
 
