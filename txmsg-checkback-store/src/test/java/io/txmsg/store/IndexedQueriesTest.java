@@ -84,6 +84,11 @@ class IndexedQueriesTest {
               "io.txmsg.store.ops.OpsQueryMapper.unfinishedJournalCounts",
               Map.of(),
               "txmsg_journal_due_ix",
+              "status"),
+          new Case(
+              "io.txmsg.store.ops.OpsQueryMapper.unsentJournalRows",
+              Map.of("storeId", "default"),
+              "txmsg_journal_due_ix",
               "status"));
 
   @ParameterizedTest

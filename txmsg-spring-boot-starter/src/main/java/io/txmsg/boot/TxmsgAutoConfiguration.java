@@ -14,14 +14,17 @@ import javax.sql.DataSource;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * txmsg for Spring Boot: the producer and the consumers over the application's DataSource,
@@ -37,7 +40,9 @@ import org.springframework.context.annotation.Configuration;
  *       EnableTxProducer} / {@code EnableTxConsumers}; they start while the broker is unreachable
  *       unless {@code txmsg.broker.fail-fast=true}.
  *   <li>Schema: with Flyway on the class path, txmsg's own Flyway migrations run first ({@code
- *       txmsg.flyway.enabled=false} turns them off).
+ *       txmsg.flyway.enabled=false} turns them off); otherwise, with Liquibase on the class path,
+ *       txmsg's Liquibase changelog ({@code txmsg.liquibase.enabled=false} turns it off). Both run
+ *       the same schema files; never both.
  * </ul>
  */
 @AutoConfiguration(
@@ -72,8 +77,17 @@ public class TxmsgAutoConfiguration {
         TxProducerSettings settings,
         TxmsgProperties properties,
         BeanFactory beanFactory,
-        ObjectProvider<TxmsgFlywayMigration> migration) {
+        Environment environment,
+        ObjectProvider<TxmsgFlywayMigration> migration,
+        ObjectProvider<TxmsgLiquibaseMigration> changelog) {
       migration.getIfAvailable(); // the schema first: txmsg's Flyway migrations, if any
+      changelog.getIfAvailable(); // or its Liquibase changelog
+      // Before anything runs: a defaulted store id must not strand the rows of the old default.
+      StoreIdCheck.check(
+          beanFactory.getBean(DataSource.class),
+          settings,
+          properties,
+          environment.getProperty(SettingsFromProperties.APPLICATION_NAME));
       TxmsgProperties.Broker broker = properties.getBroker();
       return new TxmsgProducerRuntime(
           () -> {
@@ -122,8 +136,10 @@ public class TxmsgAutoConfiguration {
         TxMessageHandlerBeanPostProcessor handlers,
         TxmsgProperties properties,
         BeanFactory beanFactory,
-        ObjectProvider<TxmsgFlywayMigration> migration) {
+        ObjectProvider<TxmsgFlywayMigration> migration,
+        ObjectProvider<TxmsgLiquibaseMigration> changelog) {
       migration.getIfAvailable(); // the schema first: txmsg's Flyway migrations, if any
+      changelog.getIfAvailable(); // or its Liquibase changelog
       TxmsgProperties.Broker broker = properties.getBroker();
       return new TxmsgConsumersRuntime(
           () -> {
@@ -167,5 +183,40 @@ public class TxmsgAutoConfiguration {
       consumer.ifAvailable(c -> prefixes.add(c.tablePrefix()));
       return new TxmsgFlywayMigration(dataSource, prefixes);
     }
+  }
+
+  /**
+   * txmsg's own Liquibase changelog, before the runtimes: when txmsg's Flyway migrations do not run
+   * (one schema tool per set of tables: the second would find the tables the first created).
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "liquibase.Liquibase")
+  @ConditionalOnBean(DataSource.class)
+  @ConditionalOnBooleanProperty(name = "txmsg.liquibase.enabled", matchIfMissing = true)
+  @Conditional(TxmsgFlywayOff.class)
+  static class Liquibase {
+    @Bean
+    TxmsgLiquibaseMigration txmsgLiquibaseMigration(
+        DataSource dataSource,
+        ObjectProvider<TxProducerSettings> producer,
+        ObjectProvider<TxConsumerSettings> consumer) {
+      Set<String> prefixes = new LinkedHashSet<>();
+      producer.ifAvailable(p -> prefixes.add(p.tablePrefix()));
+      consumer.ifAvailable(c -> prefixes.add(c.tablePrefix()));
+      return new TxmsgLiquibaseMigration(dataSource, prefixes);
+    }
+  }
+
+  /** txmsg's Flyway migrations do not run: Flyway is absent, or turned off for txmsg. */
+  static class TxmsgFlywayOff extends AnyNestedCondition {
+    TxmsgFlywayOff() {
+      super(ConfigurationPhase.REGISTER_BEAN);
+    }
+
+    @ConditionalOnMissingClass("org.flywaydb.core.Flyway")
+    static class NoFlyway {}
+
+    @ConditionalOnBooleanProperty(name = "txmsg.flyway.enabled", havingValue = false)
+    static class FlywayOff {}
   }
 }

@@ -3,6 +3,7 @@ package io.txmsg.boot;
 import io.txmsg.store.Dialect;
 import io.txmsg.store.TxmsgStore;
 import io.txmsg.store.schema.SchemaMigrator;
+import io.txmsg.store.schema.SchemaScripts;
 import io.txmsg.store.schema.SchemaStatus;
 import java.sql.Connection;
 import java.util.Map;
@@ -15,13 +16,13 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.InitializingBean;
 
 /**
- * Runs txmsg's Flyway copies of the schema ({@code io/txmsg/store/flyway/<vendor>/}, placeholder
- * {@code txmsg_prefix}) with a Flyway instance of their own and its own history table, {@code
- * flyway_<prefix>history} ({@code flyway_txmsg_history} for the default prefix): never the
- * application's {@code flyway_schema_history}, never its {@code db/migration}. Runs once, when the
- * bean is created, before the runtimes start (they depend on it). The migrations record the version
- * in {@code <prefix>schema} as {@code txmsg schema apply} does, so the runtimes' schema check
- * accepts the result.
+ * Runs txmsg's schema files ({@code io/txmsg/store/flyway/<vendor>/}, placeholder {@code
+ * txmsg_prefix}; the same files {@code txmsg schema apply} runs) with a Flyway instance of their
+ * own and its own history table, {@code flyway_<prefix>history} ({@code flyway_txmsg_history} for
+ * the default prefix): never the application's {@code flyway_schema_history}, never its {@code
+ * db/migration}. Runs once, when the bean is created, before the runtimes start (they depend on
+ * it). The migrations record the version in {@code <prefix>schema} as {@code txmsg schema apply}
+ * does, so the runtimes' schema check accepts the result.
  *
  * <p>A database that {@code txmsg schema apply} or {@code auto-create-schema} set up has no txmsg
  * Flyway history yet: it is baselined at the version it holds, and later versions run normally.
@@ -70,7 +71,7 @@ final class TxmsgFlywayMigration implements InitializingBean {
         Flyway.configure()
             .dataSource(dataSource)
             .table(history)
-            .locations("classpath:io/txmsg/store/flyway/" + vendor(dialect))
+            .locations(SchemaScripts.flywayLocation(dialect))
             .placeholders(Map.of("txmsg_prefix", prefix))
             // The application's tables share the schema: without a txmsg history, start one at the
             // version the database holds (0: nothing yet, so V1 runs).
@@ -90,14 +91,5 @@ final class TxmsgFlywayMigration implements InitializingBean {
   /** The txmsg history table of a prefix: flyway_txmsg_history for the default. */
   static String history(String prefix) {
     return "flyway_" + prefix + "history";
-  }
-
-  /** The directory of a dialect's Flyway copies. */
-  private static String vendor(Dialect dialect) {
-    return switch (dialect) {
-      case H2 -> "h2";
-      case MYSQL -> "mariadb";
-      case POSTGRESQL -> "postgresql";
-    };
   }
 }

@@ -24,6 +24,7 @@ public class TxmsgProperties {
   private final Consumer consumer = new Consumer();
   private final Health health = new Health();
   private final Flyway flyway = new Flyway();
+  private final Liquibase liquibase = new Liquibase();
 
   public Broker getBroker() {
     return broker;
@@ -43,6 +44,10 @@ public class TxmsgProperties {
 
   public Flyway getFlyway() {
     return flyway;
+  }
+
+  public Liquibase getLiquibase() {
+    return liquibase;
   }
 
   /** Which JSON mapper turns payload objects into bytes or back. */
@@ -949,6 +954,25 @@ public class TxmsgProperties {
      * Run txmsg's Flyway migrations (io/txmsg/store/flyway per database, history table
      * flyway_txmsg_history for the default table prefix) before the txmsg beans start, when Flyway
      * is on the class path.
+     */
+    private boolean enabled = true;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+  }
+
+  /** txmsg's own Liquibase changelog. */
+  public static class Liquibase {
+    /**
+     * Run txmsg's Liquibase changelog (io/txmsg/store/liquibase/txmsg-changelog.xml, history tables
+     * liquibase_txmsg_changelog and liquibase_txmsg_lock for the default table prefix) before the
+     * txmsg beans start, when Liquibase is on the class path and txmsg's Flyway migrations do not
+     * run (Flyway absent, or txmsg.flyway.enabled=false).
      */
     private boolean enabled = true;
 

@@ -26,7 +26,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 /**
- * With Flyway on the class path the starter runs txmsg's Flyway copies, with a history table of
+ * With Flyway on the class path the starter runs txmsg's Flyway migrations, with a history table of
  * their own, before the runtimes start (which then find the current schema without {@code
  * auto-create-schema}); a database set up without Flyway is baselined at the version it holds;
  * {@code txmsg.flyway.enabled=false} turns it off. On every enabled database.
@@ -80,6 +80,7 @@ class StarterFlywayTest {
       runner(db)
           .withPropertyValues(
               "txmsg.flyway.enabled=false",
+              "txmsg.liquibase.enabled=false",
               "txmsg.producer.auto-create-schema=true",
               "txmsg.consumer.auto-create-schema=true")
           .run(ctx -> assertThat(ctx).hasNotFailed());
@@ -111,7 +112,7 @@ class StarterFlywayTest {
       throws Exception {
     try (DatabaseFixture db = kind.open()) {
       runner(db)
-          .withPropertyValues("txmsg.flyway.enabled=false")
+          .withPropertyValues("txmsg.flyway.enabled=false", "txmsg.liquibase.enabled=false")
           .run(
               ctx -> {
                 assertThat(ctx).hasFailed();

@@ -53,7 +53,8 @@ class StarterSchemaTest {
             "txmsg.producer.store-id=schema-test",
             // the schema managed without Flyway here (Flyway is on this class path:
             // StarterFlywayTest)
-            "txmsg.flyway.enabled=false");
+            "txmsg.flyway.enabled=false",
+            "txmsg.liquibase.enabled=false");
   }
 
   private static String[] autoCreate() {

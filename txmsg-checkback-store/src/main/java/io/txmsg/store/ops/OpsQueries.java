@@ -48,6 +48,15 @@ public final class OpsQueries {
     return store.on(c, OpsQueryMapper.class, OpsQueryMapper::unfinishedJournalCounts);
   }
 
+  /**
+   * The journal rows of one store id that are not SENT (PENDING, SENDING, RETRY, DEAD): the rows
+   * that only a producer running with that store id sends, confirms, retries or re-queues. Served
+   * by the (status, next_retry_at) index: it reads the backlog, not the table.
+   */
+  public long unsentJournalRows(Connection c, String storeId) {
+    return store.on(c, OpsQueryMapper.class, m -> m.unsentJournalRows(storeId));
+  }
+
   /** The oldest created_at per unfinished status (PENDING, SENDING, RETRY) and the database now. */
   public List<JournalOldest> journalOldest(Connection c) {
     return store.on(c, OpsQueryMapper.class, OpsQueryMapper::journalOldest);

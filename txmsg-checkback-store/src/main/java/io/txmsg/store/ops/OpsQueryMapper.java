@@ -32,6 +32,12 @@ interface OpsQueryMapper {
    */
   List<JournalCount> unfinishedJournalCounts();
 
+  /**
+   * The journal rows of one store id that are not SENT (PENDING, SENDING, RETRY, DEAD): the rows
+   * only a producer running with that store id sends, confirms, retries or re-queues.
+   */
+  long unsentJournalRows(@Param("storeId") String storeId);
+
   /** The oldest created_at per unfinished status (PENDING, SENDING, RETRY) and the database now. */
   List<JournalOldest> journalOldest();
 

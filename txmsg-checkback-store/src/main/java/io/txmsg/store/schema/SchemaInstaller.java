@@ -8,16 +8,18 @@ import java.util.List;
 import javax.sql.DataSource;
 
 /**
- * Installs or upgrades the shipped, versioned schema ({@code io/txmsg/store/schema/<dialect>-V<n>
- * __txmsg.sql}, see {@link SchemaScripts}) for a prefix: the optional auto-create at startup and
- * what tests use. Production teams run {@code txmsg schema apply} (or the files with their own
+ * Installs or upgrades the shipped, versioned schema ({@code io/txmsg/store/flyway/<vendor>/V<n>
+ * __txmsg_<what>.sql}, see {@link SchemaScripts}) for a prefix: the optional auto-create at startup
+ * and what tests use. Production teams run {@code txmsg schema apply} (or the files with their own
  * tool); {@link SchemaMigrator} holds the mechanism.
  */
 public final class SchemaInstaller {
   /**
-   * The schema version this release reads and writes. Adding a version: new files {@code
-   * <dialect>-V<n>__txmsg.sql} for every dialect, bump this, and a migration test on data
-   * (docs/architecture.md, "Schema versions").
+   * The schema version this release reads and writes. Adding a version: a new file {@code
+   * V<n>__txmsg_<what>.sql} in every vendor directory under {@code io/txmsg/store/flyway/} (ending
+   * with the statement that moves the version row, see {@link SchemaScripts}), its name in {@code
+   * SchemaScripts}, a changeset in the Liquibase changelog, its checksum pinned in the store's
+   * tests, bump this, and a migration test on data (docs/architecture.md, "Schema versions").
    */
   public static final int VERSION = 4;
 

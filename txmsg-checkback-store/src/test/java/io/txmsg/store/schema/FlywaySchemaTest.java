@@ -13,9 +13,6 @@ import io.txmsg.store.journal.PublishMode;
 import io.txmsg.store.tx.StoreTransactions;
 import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
@@ -34,19 +31,17 @@ import org.flywaydb.core.api.FlywayException;
 import org.flywaydb.core.api.configuration.FluentConfiguration;
 import org.flywaydb.core.api.output.MigrateOutput;
 import org.flywaydb.core.api.output.MigrateResult;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The Flyway-ready copies of the schema ({@code io/txmsg/store/flyway/<vendor>/}), run by Flyway
- * itself, on every enabled database. They are a second copy of the DDL that SchemaMigrator runs, so
- * the tests hold the two together: the copies' statements are the migrator's statements, and the
- * schema Flyway installs is the schema the migrator installs, read back from the database (columns
- * with types, sizes, nullability and defaults; primary keys, indexes and named constraints; on
- * MariaDB the tables' engine and collation; the version row). The installed comparison is what
- * matters: Flyway parses and runs the files itself, in its own transactions and sessions, so equal
- * text alone does not prove an equal schema.
+ * The schema files ({@code io/txmsg/store/flyway/<vendor>/}), run by Flyway itself, on every
+ * enabled database. SchemaMigrator reads the same files, so the statements cannot differ; what can
+ * is how they run: Flyway parses and runs each file itself, in its own transactions and sessions,
+ * with its placeholder replacement. So the tests compare the schema Flyway installs with the one
+ * the migrator installs, read back from the database (columns with types, sizes, nullability and
+ * defaults; primary keys, indexes and named constraints; on MariaDB the tables' engine and
+ * collation; the version row). That a shipped file never changes is SchemaFilesTest's part.
  *
  * <p>Flyway runs as the README configures it: an instance of its own, history table {@value
  * #HISTORY}, the vendor's location, placeholder {@code txmsg_prefix}, baseline at 0 so that it also
@@ -57,15 +52,6 @@ class FlywaySchemaTest {
   private static final String PREFIX = TablePrefix.DEFAULT;
   private static final String HISTORY = "flyway_txmsg_history";
 
-  /** The Flyway location's vendor directory for a dialect. */
-  static String vendor(Dialect dialect) {
-    return switch (dialect) {
-      case H2 -> "h2";
-      case MYSQL -> "mariadb";
-      case POSTGRESQL -> "postgresql";
-    };
-  }
-
   /** The configuration the README shows, for this database and prefix. */
   static FluentConfiguration txmsgFlyway(DataSource ds, String prefix) throws SQLException {
     Dialect dialect;
@@ -75,7 +61,7 @@ class FlywaySchemaTest {
     return Flyway.configure()
         .dataSource(ds)
         .table(HISTORY)
-        .locations("classpath:io/txmsg/store/flyway/" + vendor(dialect))
+        .locations(SchemaScripts.flywayLocation(dialect))
         .placeholders(Map.of("txmsg_prefix", prefix))
         .baselineOnMigrate(true)
         .baselineVersion("0");
@@ -141,7 +127,7 @@ class FlywaySchemaTest {
    * The usual case: the application's own Flyway (default configuration: {@code db/migration},
    * {@code flyway_schema_history}) has created its tables in the same schema first. The txmsg
    * instance baselines its own history at 0 and installs; the application's Flyway never sees the
-   * txmsg copies.
+   * txmsg files.
    */
   @ParameterizedTest
   @MethodSource(DB)
@@ -292,36 +278,7 @@ class FlywaySchemaTest {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // (c) Parity: the copies are the migrator's statements, and install the migrator's schema.
-
-  /**
-   * The copies hold the migrator's statements verbatim, version by version (with a non-default
-   * prefix, so that a prefix written out instead of the placeholder is caught too): Flyway V1 is
-   * the version table, its row at 0, V1 and the row at 1; each later Vn is {@code
-   * <dialect>-Vn__txmsg.sql} and the row at n. There is a copy for every version this release
-   * knows, and no other.
-   */
-  @Test
-  void theCopiesHoldTheMigratorsStatementsForEveryVersion() throws Exception {
-    String prefix = "acme_tx_";
-    for (Dialect d : Dialect.values()) {
-      List<SchemaPlan.Step> steps =
-          SchemaScripts.plan(d, prefix, SchemaStatus.empty(prefix)).steps();
-      assertThat(steps).hasSize(SchemaInstaller.VERSION + 1);
-      for (int v = 1; v <= SchemaInstaller.VERSION; v++) {
-        List<String> expected = new ArrayList<>();
-        if (v == 1) {
-          expected.addAll(steps.get(0).all());
-        }
-        expected.addAll(steps.get(v).all());
-        String file = copy(d, v, expected, prefix);
-        assertThat(statements(file, prefix))
-            .as(file + " against the migrator's plan")
-            .containsExactlyElementsOf(expected);
-      }
-      assertThat(copies(d)).as(vendor(d) + " copies").hasSize(SchemaInstaller.VERSION);
-    }
-  }
+  // (c) Parity: Flyway installs the migrator's schema.
 
   /**
    * The schema Flyway installs equals the one the migrator installs, on two fresh databases of the
@@ -363,7 +320,7 @@ class FlywaySchemaTest {
   }
 
   /**
-   * The comparison above sees what a diverging copy would change: each of these edits of an
+   * The comparison above sees what a diverging install would change: each of these edits of an
    * installed schema makes its snapshot differ from the one before, in the part it edited.
    */
   @ParameterizedTest
@@ -561,7 +518,7 @@ class FlywaySchemaTest {
                   + " AND constraint_type IN ('PRIMARY KEY', 'UNIQUE')"
                   + " ORDER BY 1, 2, 3");
       // MariaDB/MySQL: the storage engine and collation come from the database's defaults,
-      // which the copies must not override either.
+      // which the files must not override either.
       List<String> tableOptions =
           dialect == Dialect.MYSQL
               ? rows(
@@ -615,64 +572,6 @@ class FlywaySchemaTest {
     try (Connection c = ds.getConnection()) {
       return Dialect.detect(c);
     }
-  }
-
-  /** The resource path of the Flyway copy of version {@code v}. */
-  private static String copy(Dialect d, int v, List<String> expected, String prefix) {
-    List<String> found =
-        copies(d).stream()
-            .filter(f -> f.substring(f.lastIndexOf('/') + 1).startsWith("V" + v + "__"))
-            .toList();
-    assertThat(found)
-        .as(
-            "the Flyway copy of V%d in io/txmsg/store/flyway/%s/ (V%d__txmsg_<what>.sql), which"
-                + " must hold these statements, each followed by a line holding only ';', with"
-                + " ${txmsg_prefix} for the prefix:%n%s",
-            v, vendor(d), v, String.join("\n;\n", expected).replace(prefix, "${txmsg_prefix}"))
-        .hasSize(1);
-    return found.get(0);
-  }
-
-  /** The Flyway copies of a vendor, from the class path (target/classes in this build). */
-  private static List<String> copies(Dialect d) {
-    String dir = "io/txmsg/store/flyway/" + vendor(d);
-    try (InputStream in = FlywaySchemaTest.class.getClassLoader().getResourceAsStream(dir)) {
-      assertThat(in).as(dir).isNotNull();
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8)
-          .lines()
-          .filter(f -> f.endsWith(".sql"))
-          .sorted()
-          .map(f -> dir + "/" + f)
-          .toList();
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  /**
-   * A copy's statements with the placeholder filled in, split the way Flyway splits them here (the
-   * copies end every statement with a line holding only ';', as the migrator's files do).
-   */
-  private static List<String> statements(String resource, String prefix) throws IOException {
-    String text;
-    try (InputStream in = FlywaySchemaTest.class.getClassLoader().getResourceAsStream(resource)) {
-      text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    }
-    assertThat(text.replace("${txmsg_prefix}", ""))
-        .as(resource + ": only the txmsg_prefix placeholder")
-        .doesNotContain("${");
-    List<String> out = new ArrayList<>();
-    StringBuilder current = new StringBuilder();
-    for (String line : text.split("\n")) {
-      if (line.strip().equals(";")) {
-        out.add(current.toString().strip().replace("${txmsg_prefix}", prefix));
-        current.setLength(0);
-      } else if (!line.strip().startsWith("--")) {
-        current.append(line).append('\n');
-      }
-    }
-    assertThat(current.toString()).as(resource + " ends with ';'").isBlank();
-    return out;
   }
 
   private static List<String> concat(List<String> a, List<String> b) {

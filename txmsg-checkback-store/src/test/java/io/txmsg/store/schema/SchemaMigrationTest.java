@@ -519,9 +519,9 @@ class SchemaMigrationTest {
       assertThat(fromV1.render())
           .contains(
               "V1 -> V4",
-              d.id() + "-V2__txmsg.sql",
-              d.id() + "-V3__txmsg.sql",
-              d.id() + "-V4__txmsg.sql");
+              SchemaScripts.resource(d, 2),
+              SchemaScripts.resource(d, 3),
+              SchemaScripts.resource(d, 4));
       SchemaPlan current = SchemaScripts.plan(d, PREFIX, new SchemaStatus(PREFIX, 4, true, true));
       assertThat(current.isEmpty()).isTrue();
       assertThat(current.render()).contains("nothing to do");
