@@ -332,6 +332,7 @@ final class JoinedPublisher {
           p);
     }
     e.row.setBrokerMessageId(half.messageId());
+    e.halfMessage = half; // sent: from here on a failure must roll it back
     interceptor.afterHalfMessageSent(e.message, e.row.getAttemptId());
     return half;
   }
