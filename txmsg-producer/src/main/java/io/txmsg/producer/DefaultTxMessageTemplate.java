@@ -106,7 +106,15 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
     this.joined =
         SPRING
             ? new JoinedPublisher(
-                settings, producer, dataSource, store, rows, interceptor, metrics, publisher)
+                settings,
+                producer,
+                dataSource,
+                store,
+                rows,
+                interceptor,
+                metrics,
+                publisher,
+                observations)
             : null;
   }
 

@@ -27,6 +27,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -77,6 +78,7 @@ final class JoinedPublisher {
   private final ProducerInterceptor interceptor;
   private final ProducerMetrics metrics;
   private final ImmediatePublisher publisher;
+  private final ProducerObservations observations;
 
   JoinedPublisher(
       TxProducerSettings settings,
@@ -86,8 +88,10 @@ final class JoinedPublisher {
       EventRows rows,
       ProducerInterceptor interceptor,
       ProducerMetrics metrics,
-      ImmediatePublisher publisher) {
+      ImmediatePublisher publisher,
+      ProducerObservations observations) {
     this.settings = settings;
+    this.observations = observations;
     this.producer = producer;
     this.dataSource = dataSource;
     this.resourceKeys = resourceKeys(dataSource);
@@ -162,9 +166,41 @@ final class JoinedPublisher {
     }
     Connection connection = joinableConnection();
     Joined joined = joinedOf(connection);
-    for (Entry e : entries) {
-      joined.entries.add(e); // before its first statement: its settlement must see it
-      write(connection, e);
+    for (Entry validated : entries) {
+      // txmsg.execute around each event's writes (mode joined_*): the row stores the context of
+      // its span, so every (re)publish and the consumer's span continue the caller's trace. The
+      // row is built again inside it; the first build above validated it before any write.
+      Map<String, String> injected = new HashMap<>(4);
+      TxMessage m = validated.message;
+      try (ProducerObservations.Observed observed =
+          observations.execute(
+              m.topic(),
+              m.eventType(),
+              m.eventId(),
+              validated.half ? "joined_half_message" : "joined_outbox",
+              injected)) {
+        Map<String, String> trace = TraceHeaders.usable(injected);
+        String attemptId = validated.row.getAttemptId();
+        Entry e =
+            new Entry(
+                m,
+                validated.half
+                    ? rows.halfMessage(m, attemptId, originTime, trace)
+                    : rows.outbox(m, attemptId, originTime, trace),
+                validated.half);
+        joined.entries.add(e); // before its first statement: its settlement must see it
+        try {
+          write(connection, e);
+          observed.outcome("joined");
+        } catch (EventAlreadyCommittedException already) {
+          observed.outcome("already_committed");
+          throw already;
+        } catch (RuntimeException | Error failed) {
+          observed.outcome("failed");
+          observed.error(failed);
+          throw failed;
+        }
+      }
     }
   }
 
