@@ -4,9 +4,9 @@ package io.txmsg.api;
  * {@link TxMessageTemplate#publish}: the eventId was already committed by an earlier call with the
  * same payload hash (an idempotent retry). This call wrote nothing that will be delivered (its
  * attempt is recorded ROLLED_BACK in the caller's transaction and its half message, if any, was
- * rolled back); the caller's transaction is NOT doomed by it: the caller may catch it and commit the
- * rest of its work, or let it roll the transaction back. The earlier event is delivered as it would
- * have been anyway.
+ * rolled back); the caller's transaction is NOT doomed by it: the caller may catch it and commit
+ * the rest of its work, or let it roll the transaction back. The earlier event is delivered as it
+ * would have been anyway.
  */
 public class EventAlreadyCommittedException extends TxMessagingException {
   private static final long serialVersionUID = 1L;

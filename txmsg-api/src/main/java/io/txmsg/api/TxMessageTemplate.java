@@ -75,11 +75,11 @@ public interface TxMessageTemplate {
    * fails the commit when the database discarded the transaction (PostgreSQL after a failed
    * statement, MariaDB after a deadlock) or a savepoint (NESTED) was rolled back over a publish's
    * rows. A NESTED scope that published must therefore never be rolled back alone. Keep the
-   * transaction short in HALF_MESSAGE mode: the broker asks about the half message while it is
-   * open (answered UNKNOWN until it ends).
+   * transaction short in HALF_MESSAGE mode: the broker asks about the half message while it is open
+   * (answered UNKNOWN until it ends).
    *
-   * @throws TransactionNotJoinableException also when Spring (spring-tx, spring-jdbc) is not on
-   *     the class path
+   * @throws TransactionNotJoinableException also when Spring (spring-tx, spring-jdbc) is not on the
+   *     class path
    */
   void publish(TxMessage... messages);
 }

@@ -51,9 +51,9 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * the first publish, holds every publish of that transaction:
  *
  * <ul>
- *   <li>HALF_MESSAGE (a {@code topics} topic): the attempt row COMMITTED first (its key stays locked
- *       by the caller's transaction, so a check-back meanwhile answers UNKNOWN, and FENCED once a
- *       rollback freed it), then the half message, then the journal row;
+ *   <li>HALF_MESSAGE (a {@code topics} topic): the attempt row COMMITTED first (its key stays
+ *       locked by the caller's transaction, so a check-back meanwhile answers UNKNOWN, and FENCED
+ *       once a rollback freed it), then the half message, then the journal row;
  *   <li>a row sent OUTBOX-style (OUTBOX mode, or a {@code publishTopics} topic): the journal row.
  * </ul>
  *
@@ -206,6 +206,22 @@ final class JoinedPublisher {
 
   /** The connection of the caller's transaction, or a refusal naming what was found. */
   private Connection joinableConnection() {
+    ConnectionHolder holder = null;
+    for (Object key : resourceKeys) {
+      if (TransactionSynchronizationManager.getResource(key) instanceof ConnectionHolder h) {
+        holder = h;
+        break;
+      }
+    }
+    if (!TransactionSynchronizationManager.isSynchronizationActive() && holder != null) {
+      // A transaction manager set to SYNCHRONIZATION_NEVER binds its connection but marks no
+      // transaction active and runs no callbacks.
+      throw new TransactionNotJoinableException(
+          "TxMessageTemplate.publish found a connection of txmsg's DataSource bound to a"
+              + " transaction without transaction synchronization (a transaction manager set to"
+              + " SYNCHRONIZATION_NEVER?): no callback would commit or roll back the half message"
+              + " or send the event after it ends");
+    }
     if (!TransactionSynchronizationManager.isActualTransactionActive()) {
       throw new TransactionNotJoinableException(
           "TxMessageTemplate.publish needs an active transaction (it is MANDATORY), and none is"
@@ -215,8 +231,8 @@ final class JoinedPublisher {
     if (!TransactionSynchronizationManager.isSynchronizationActive()) {
       throw new TransactionNotJoinableException(
           "TxMessageTemplate.publish found an active transaction without transaction"
-              + " synchronization (a transaction manager set to SYNCHRONIZATION_NEVER?): no"
-              + " callback would commit or roll back the half message after it ends");
+              + " synchronization: no callback would commit or roll back the half message after"
+              + " it ends");
     }
     if (TransactionSynchronizationManager.isCurrentTransactionReadOnly()) {
       throw new TransactionNotJoinableException(
@@ -224,13 +240,6 @@ final class JoinedPublisher {
               + describeTransaction()
               + ": its business changes may be dropped (Hibernate does not flush a read-only"
               + " transaction) while txmsg's rows would commit, an event without its fact");
-    }
-    ConnectionHolder holder = null;
-    for (Object key : resourceKeys) {
-      if (TransactionSynchronizationManager.getResource(key) instanceof ConnectionHolder h) {
-        holder = h;
-        break;
-      }
     }
     if (holder == null || holder.getConnectionHandle() == null) {
       throw new TransactionNotJoinableException(
@@ -267,8 +276,7 @@ final class JoinedPublisher {
       autoCommit = c.getAutoCommit();
     } catch (SQLException e) {
       throw new TransactionNotJoinableException(
-          "TxMessageTemplate.publish could not read the bound connection's auto-commit mode: "
-              + e);
+          "TxMessageTemplate.publish could not read the bound connection's auto-commit mode: " + e);
     }
     if (autoCommit) {
       throw new TransactionNotJoinableException(
@@ -325,8 +333,7 @@ final class JoinedPublisher {
         e.halfMessage = sendHalf(e);
         e.stage = Stage.JOURNAL_INSERT;
       }
-      long dueAfter =
-          (e.half ? settings.republishAfter() : settings.publishAfter()).toMillis();
+      long dueAfter = (e.half ? settings.republishAfter() : settings.publishAfter()).toMillis();
       if (journal.insertIfAbsent(c, row, dueAfter)) {
         e.stage = Stage.WRITTEN;
         return;
@@ -493,8 +500,8 @@ final class JoinedPublisher {
 
     /**
      * Each publish's rows as it left them: HALF_MESSAGE, its attempt row COMMITTED and its journal
-     * row (or ROLLED_BACK after a duplicate); OUTBOX-style, its journal row. A row missing means the
-     * database discarded the transaction (a MariaDB deadlock restart) or a savepoint was rolled
+     * row (or ROLLED_BACK after a duplicate); OUTBOX-style, its journal row. A row missing means
+     * the database discarded the transaction (a MariaDB deadlock restart) or a savepoint was rolled
      * back over it; PostgreSQL's aborted transaction makes the statement itself throw.
      */
     private void selfCheck(Entry e) {

@@ -17,6 +17,7 @@ import io.txmsg.testkit.db.TestDatabases;
 import io.txmsg.testkit.rocketmq.TopicType;
 import io.txmsg.testkit.transport.TestTransport;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,9 +46,13 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.mybatis.spring.SqlSessionTemplate;
 import org.mybatis.spring.transaction.SpringManagedTransactionFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.AbstractPlatformTransactionManager;
+import org.springframework.transaction.support.DefaultTransactionStatus;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -207,8 +212,7 @@ class JoinedPublishTest {
             new Environment("joined", new SpringManagedTransactionFactory(), h.db.dataSource()));
     configuration.addMapper(PaymentMapper.class);
     SqlSessionFactory factory = new SqlSessionFactoryBuilder().build(configuration);
-    PaymentMapper payments =
-        new SqlSessionTemplate(factory).getMapper(PaymentMapper.class);
+    PaymentMapper payments = new SqlSessionTemplate(factory).getMapper(PaymentMapper.class);
     String committed = id();
     tx(h)
         .executeWithoutResult(
@@ -406,7 +410,8 @@ class JoinedPublishTest {
     // connection is not the one txmsg would write on.
     String other = id();
     DataSource another = new DelegatingDataSource(h.db.dataSource());
-    TransactionTemplate otherTx = new TransactionTemplate(new DataSourceTransactionManager(another));
+    TransactionTemplate otherTx =
+        new TransactionTemplate(new DataSourceTransactionManager(another));
     assertThatThrownBy(
             () ->
                 otherTx.executeWithoutResult(
@@ -420,6 +425,83 @@ class JoinedPublishTest {
         .hasMessageContaining("ConnectionHolder for " + another);
     mustNotArrive(h, "evt-" + other);
     for (String id : List.of(outside, readOnly, other)) {
+      assertThat(h.journal("evt-" + id)).isNull();
+      assertThat(h.attemptStatesOf("evt-" + id)).isEmpty();
+    }
+  }
+
+  /**
+   * How a JTA transaction looks to txmsg: a transaction is active with synchronization, and no JDBC
+   * connection of txmsg's DataSource is bound to it.
+   */
+  static final class ResourcelessTransactionManager extends AbstractPlatformTransactionManager {
+    @Override
+    protected Object doGetTransaction() {
+      return new Object();
+    }
+
+    @Override
+    protected void doBegin(Object transaction, TransactionDefinition definition) {}
+
+    @Override
+    protected void doCommit(DefaultTransactionStatus status) {}
+
+    @Override
+    protected void doRollback(DefaultTransactionStatus status) {}
+  }
+
+  @ParameterizedTest(name = "{0} {1} {2}")
+  @MethodSource("cases")
+  @Order(7)
+  void publishIsRefusedWithoutABoundConnectionWithoutSynchronizationAndInAutoCommit(
+      DeliveryMode mode, TestTransport transport, TestDatabase kind) throws Exception {
+    ProducerHarness h = harness(mode, transport, kind);
+    String jta = id();
+    TransactionTemplate resourceless =
+        new TransactionTemplate(new ResourcelessTransactionManager());
+    assertThatThrownBy(
+            () ->
+                resourceless.executeWithoutResult(
+                    st -> h.txmsg.template().publish(h.message(jta, 1))))
+        .isInstanceOf(TransactionNotJoinableException.class)
+        .hasMessageContaining("bound resources: none (a JTA transaction binds no JDBC connection)");
+    mustNotArrive(h, "evt-" + jta);
+
+    String never = id();
+    DataSourceTransactionManager unsynchronized =
+        new DataSourceTransactionManager(h.db.dataSource());
+    unsynchronized.setTransactionSynchronization(
+        AbstractPlatformTransactionManager.SYNCHRONIZATION_NEVER);
+    assertThatThrownBy(
+            () ->
+                new TransactionTemplate(unsynchronized)
+                    .executeWithoutResult(st -> h.txmsg.template().publish(h.message(never, 1))))
+        .isInstanceOf(TransactionNotJoinableException.class)
+        .hasMessageContaining("SYNCHRONIZATION_NEVER");
+    mustNotArrive(h, "evt-" + never);
+
+    // A connection bound by hand, in auto-commit, inside a transaction: its rows would commit
+    // at once, whatever the transaction does.
+    String autoCommit = id();
+    try (Connection c = h.db.dataSource().getConnection()) {
+      c.setAutoCommit(true);
+      assertThatThrownBy(
+              () ->
+                  resourceless.executeWithoutResult(
+                      st -> {
+                        TransactionSynchronizationManager.bindResource(
+                            h.db.dataSource(), new ConnectionHolder(c));
+                        try {
+                          h.txmsg.template().publish(h.message(autoCommit, 1));
+                        } finally {
+                          TransactionSynchronizationManager.unbindResource(h.db.dataSource());
+                        }
+                      }))
+          .isInstanceOf(TransactionNotJoinableException.class)
+          .hasMessageContaining("auto-commit");
+    }
+    mustNotArrive(h, "evt-" + autoCommit);
+    for (String id : List.of(jta, never, autoCommit)) {
       assertThat(h.journal("evt-" + id)).isNull();
       assertThat(h.attemptStatesOf("evt-" + id)).isEmpty();
     }
@@ -440,8 +522,7 @@ class JoinedPublishTest {
               h.txmsg.template().publish(h.message(id, 10));
               try {
                 // The broker checks the half message while this transaction holds its attempt key.
-                assertThat(
-                        await(DELIVERY, () -> h.checkbacksAnswered("UNKNOWN") > unknownBefore))
+                assertThat(await(DELIVERY, () -> h.checkbacksAnswered("UNKNOWN") > unknownBefore))
                     .as("a check-back arrived during the open transaction")
                     .isTrue();
               } catch (InterruptedException e) {

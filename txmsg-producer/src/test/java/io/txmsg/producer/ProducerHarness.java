@@ -55,6 +55,7 @@ final class ProducerHarness implements AutoCloseable {
   /** Check-back answers of this producer, by "RESOLUTION/reason". */
   final Map<String, java.util.concurrent.atomic.AtomicInteger> checkbacks =
       new ConcurrentHashMap<>();
+
   private final Subscription observer;
 
   /** gRPC on the given embedded cluster. */

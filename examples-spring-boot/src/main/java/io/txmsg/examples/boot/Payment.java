@@ -24,8 +24,7 @@ public class Payment {
 
   protected Payment() {} // for JPA
 
-  public Payment(
-      String orderId, String eventId, String customerId, long amountCents) {
+  public Payment(String orderId, String eventId, String customerId, long amountCents) {
     this.orderId = orderId;
     this.eventId = eventId;
     this.customerId = customerId;
@@ -39,7 +38,6 @@ public class Payment {
   public String getEventId() {
     return eventId;
   }
-
 
   public String getCustomerId() {
     return customerId;

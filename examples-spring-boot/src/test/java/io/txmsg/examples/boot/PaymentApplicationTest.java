@@ -158,7 +158,9 @@ class PaymentApplicationTest {
     orderId = "order-rb-" + UUID.randomUUID();
     Payment p = payments.pay(orderId, "cust-tx", 500);
     eventId = p.getEventId();
-    assertThat(paymentRows.findById(orderId)).as("visible inside the test's transaction").isPresent();
+    assertThat(paymentRows.findById(orderId))
+        .as("visible inside the test's transaction")
+        .isPresent();
   }
 
   /**

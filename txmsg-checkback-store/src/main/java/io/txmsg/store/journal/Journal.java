@@ -46,8 +46,8 @@ public final class Journal {
   /**
    * Inserts {@code row} as {@link #insert} does, unless its eventId exists, without aborting the
    * caller's transaction (a joined publish runs in the application's transaction, which a duplicate
-   * must not doom): returns false when the eventId exists. PostgreSQL skips the conflicting row;
-   * H2 and MariaDB roll back the failed statement only, and its duplicate key is caught here. Any
+   * must not doom): returns false when the eventId exists. PostgreSQL skips the conflicting row; H2
+   * and MariaDB roll back the failed statement only, and its duplicate key is caught here. Any
    * other failure is thrown as by {@link #insert}.
    */
   public boolean insertIfAbsent(Connection c, JournalRow row, long dueAfterMillis) {

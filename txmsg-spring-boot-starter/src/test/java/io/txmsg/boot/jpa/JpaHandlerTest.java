@@ -104,8 +104,7 @@ class JpaHandlerTest {
     }
 
     @Bean
-    PlatformTransactionManager transactionManager(
-        jakarta.persistence.EntityManagerFactory emf) {
+    PlatformTransactionManager transactionManager(jakarta.persistence.EntityManagerFactory emf) {
       return new JpaTransactionManager(emf);
     }
 
@@ -140,8 +139,7 @@ class JpaHandlerTest {
       ctx.getEnvironment()
           .getPropertySources()
           .addFirst(
-              new MapPropertySource(
-                  "jpa", Map.of("jpa.topic", App.topic, "jpa.group", App.group)));
+              new MapPropertySource("jpa", Map.of("jpa.topic", App.topic, "jpa.group", App.group)));
       ctx.register(App.class);
       ctx.refresh();
       try (ctx;

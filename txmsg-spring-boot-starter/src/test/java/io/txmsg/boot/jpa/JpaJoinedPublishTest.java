@@ -108,7 +108,8 @@ class JpaJoinedPublishTest {
       emf = emfBean.getObject();
       em = SharedEntityManagerCreator.createSharedEntityManager(emf);
       tm = new JpaTransactionManager(emf); // binds the JDBC connection too (HibernateJpaDialect)
-      transport.createTopic(topic, mode == DeliveryMode.OUTBOX ? TopicType.NORMAL : TopicType.TRANSACTION);
+      transport.createTopic(
+          topic, mode == DeliveryMode.OUTBOX ? TopicType.NORMAL : TopicType.TRANSACTION);
       producer =
           TxProducer.builder()
               .dataSource(db.dataSource())
@@ -412,7 +413,9 @@ class JpaJoinedPublishTest {
   void noEventOfARolledBackOrRefusedJpaTransactionIsEverDelivered(
       DeliveryMode mode, TestTransport transport, TestDatabase kind) throws Exception {
     Harness h = harness(mode, transport, kind);
-    assertThat(h.mustNotArrive).as("the earlier methods recorded their negative cases").isNotEmpty();
+    assertThat(h.mustNotArrive)
+        .as("the earlier methods recorded their negative cases")
+        .isNotEmpty();
     long left = lastNegative + QUIET.toNanos() - System.nanoTime();
     if (left > 0) {
       Thread.sleep(left / 1_000_000 + 1);
