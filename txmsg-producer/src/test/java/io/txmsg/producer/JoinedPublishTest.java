@@ -535,6 +535,73 @@ class JoinedPublishTest {
   }
 
   @ParameterizedTest(name = "{0} {1} {2}")
+  @MethodSource("halfMessageCases")
+  @Order(9)
+  void aHalfCommitLostAfterTheCallersCommitIsDeliveredByTheCheckBack(
+      DeliveryMode mode, TestTransport transport, TestDatabase kind) throws Exception {
+    ProducerHarness h = harness(mode, transport, kind);
+    String id = id();
+    // The producer dies between the caller's commit and the half-message commit.
+    h.interceptor.delegate =
+        new ProducerInterceptor() {
+          @Override
+          public boolean beforeHalfMessageCommit(TxMessage message, String attemptId) {
+            return false;
+          }
+        };
+    int commitsBefore = h.checkbacksAnswered("COMMIT");
+    tx(h)
+        .executeWithoutResult(
+            st -> {
+              pay(h, id, 10);
+              h.txmsg.template().publish(h.message(id, 10));
+            });
+    awaitDelivered(h, "evt-" + id);
+    assertThat(h.checkbacksAnswered("COMMIT"))
+        .as("delivered by a check-back")
+        .isGreaterThan(commitsBefore);
+    assertThat(h.attemptStatesOf("evt-" + id)).containsExactly("COMMITTED");
+  }
+
+  @ParameterizedTest(name = "{0} {1} {2}")
+  @MethodSource("halfMessageCases")
+  @Order(10)
+  void aProducerThatDiesBeforeTheCallersCommitIsFencedAndNeverDelivered(
+      DeliveryMode mode, TestTransport transport, TestDatabase kind) throws Exception {
+    ProducerHarness h = harness(mode, transport, kind);
+    String id = id();
+    // A transaction whose process dies after publish: the database rolls it back, and no
+    // after-completion callback ever runs (nothing settles the attempt or rolls the half back).
+    try (Connection c = h.db.dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      TransactionSynchronizationManager.initSynchronization();
+      TransactionSynchronizationManager.setActualTransactionActive(true);
+      TransactionSynchronizationManager.bindResource(h.db.dataSource(), new ConnectionHolder(c));
+      try {
+        h.txmsg.template().publish(h.message(id, 10));
+      } finally {
+        c.rollback();
+        TransactionSynchronizationManager.unbindResource(h.db.dataSource());
+        TransactionSynchronizationManager.clear(); // the callbacks die with the process
+      }
+    }
+    mustNotArrive(h, "evt-" + id);
+    // The attempt key is free: the check-back fences the attempt and answers ROLLBACK.
+    assertThat(await(DELIVERY, () -> fenced(h, "evt-" + id)))
+        .as("fenced by the check-back")
+        .isTrue();
+    assertThat(h.journal("evt-" + id)).isNull();
+  }
+
+  private static boolean fenced(ProducerHarness h, String eventId) {
+    try {
+      return h.attemptStatesOf(eventId).equals(List.of("FENCED"));
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @ParameterizedTest(name = "{0} {1} {2}")
   @MethodSource("cases")
   @Order(99)
   void noEventOfARolledBackOrRefusedPublishIsEverDelivered(
