@@ -125,6 +125,16 @@ final class JoinedPublisher {
     if (messages == null || messages.length == 0) {
       throw new InvalidTxMessageException("messages", "at least one is required");
     }
+    if (settings.deliveryMode() != DeliveryMode.HALF_MESSAGE
+        && settings.deliveryMode() != DeliveryMode.OUTBOX) {
+      // Another mode (a relay of its own) writes and sends its rows differently: refused rather
+      // than sent the OUTBOX way.
+      throw new TxMessagingException(
+          "TxMessageTemplate.publish supports deliveryMode HALF_MESSAGE and OUTBOX; this producer"
+              + " runs "
+              + settings.deliveryMode()
+              + " (use execute)");
+    }
     // Validate and build every row before any side effect.
     Instant originTime = Instant.now().truncatedTo(ChronoUnit.MILLIS);
     List<Entry> entries = new ArrayList<>(messages.length);
