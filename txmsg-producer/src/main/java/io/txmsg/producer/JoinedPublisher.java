@@ -43,9 +43,9 @@ import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
- * {@code TxMessageTemplate.publish}: events written in the caller's Spring transaction
- * (docs/architecture.md, "Publishing from the caller's transaction"). Loaded only when spring-tx
- * and spring-jdbc are on the class path.
+ * {@code TxMessageTemplate.publish}: events written in the caller's Spring transaction (README,
+ * "Publish inside your {@code @Transactional}" and the joined column of "What is guaranteed").
+ * Loaded only when spring-tx and spring-jdbc are on the class path.
  *
  * <p>Per transaction one {@link Joined} synchronization, registered before the first statement of
  * the first publish, holds every publish of that transaction:
