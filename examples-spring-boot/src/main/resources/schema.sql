@@ -5,7 +5,6 @@
 CREATE TABLE IF NOT EXISTS payment (
   order_id     VARCHAR(64)  NOT NULL PRIMARY KEY,
   event_id     VARCHAR(128) NOT NULL,
-  attempt_id   VARCHAR(128) NOT NULL,
   customer_id  VARCHAR(64)  NOT NULL,
   amount_cents BIGINT       NOT NULL,
   created_at   TIMESTAMP    DEFAULT CURRENT_TIMESTAMP NOT NULL

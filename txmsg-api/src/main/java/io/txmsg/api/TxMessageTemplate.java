@@ -43,4 +43,43 @@ package io.txmsg.api;
  */
 public interface TxMessageTemplate {
   <R> TxResult<R> execute(TxMessage message, TransactionalBusinessAction<R> action);
+
+  /**
+   * Publishes events as part of the caller's active Spring transaction (e.g. inside a
+   * {@code @Transactional} method with JdbcTemplate, MyBatis or JPA): each event's journal row (and
+   * in HALF_MESSAGE mode its attempt row, written before its half message is sent) is written on
+   * the connection bound to that transaction, so the events exist exactly when the caller's
+   * transaction commits. After the commit each event goes out (the half message is committed, or a
+   * plain/FIFO send is made; the reconciler and the check-back finish what that did not); after a
+   * rollback nothing is delivered. Unlike {@link #execute}, txmsg does not own the transaction: the
+   * caller's commit is the outcome.
+   *
+   * <p>Contract:
+   *
+   * <ul>
+   *   <li>Returns normally: the rows are written in the caller's transaction; they commit with it.
+   *   <li>{@link InvalidTxMessageException} (the field named) or {@link
+   *       TransactionNotJoinableException} (no active transaction: it is MANDATORY; synchronization
+   *       not active; read-only; JTA, another DataSource, or no bound JDBC connection; auto-commit
+   *       on): thrown before any write or send; the caller's transaction is untouched.
+   *   <li>{@link EventAlreadyCommittedException}: an earlier call committed this eventId with the
+   *       same payload: nothing new is published; the caller may still commit the rest.
+   *   <li>Any other exception ({@link PublishException} when the half message could not be sent,
+   *       {@link EventIdConflictException} when the eventId belongs to another event, {@link
+   *       TransactionRolledBackException} when a txmsg statement failed): the transaction is
+   *       doomed. Even when the caller catches it, the commit throws (a pre-commit check of every
+   *       publish of the transaction fails it) and nothing is delivered.
+   * </ul>
+   *
+   * At commit, the pre-commit check runs last among the transaction's before-commit callbacks and
+   * fails the commit when the database discarded the transaction (PostgreSQL after a failed
+   * statement, MariaDB after a deadlock) or a savepoint (NESTED) was rolled back over a publish's
+   * rows. A NESTED scope that published must therefore never be rolled back alone. Keep the
+   * transaction short in HALF_MESSAGE mode: the broker asks about the half message while it is open
+   * (answered UNKNOWN until it ends).
+   *
+   * @throws TransactionNotJoinableException also when Spring (spring-tx, spring-jdbc) is not on the
+   *     class path
+   */
+  void publish(TxMessage... messages);
 }

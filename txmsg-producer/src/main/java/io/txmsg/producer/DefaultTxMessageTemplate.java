@@ -11,6 +11,7 @@ import io.txmsg.api.PayloadSanitizer;
 import io.txmsg.api.PayloadSerializer;
 import io.txmsg.api.ProducerInterceptor;
 import io.txmsg.api.PublishException;
+import io.txmsg.api.TransactionNotJoinableException;
 import io.txmsg.api.TransactionRolledBackException;
 import io.txmsg.api.TransactionalBusinessAction;
 import io.txmsg.api.TxContext;
@@ -52,6 +53,11 @@ import javax.sql.DataSource;
  * {@link TxMessageTemplate} for what each exception means.
  */
 public final class DefaultTxMessageTemplate implements TxMessageTemplate {
+  /** {@link #publish} joins Spring transactions: only with spring-tx and spring-jdbc present. */
+  private static final boolean SPRING =
+      present("org.springframework.transaction.support.TransactionSynchronizationManager")
+          && present("org.springframework.jdbc.datasource.ConnectionHolder");
+
   private final TxProducerSettings settings;
   private final LocalTransactions transactions;
   private final Set<String> topics;
@@ -59,6 +65,7 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
   private final HalfMessageExecution half;
   private final OutboxExecution outbox;
   private final ProducerObservations observations;
+  private final JoinedPublisher joined;
 
   DefaultTxMessageTemplate(
       TxProducerSettings settings,
@@ -96,6 +103,44 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
     this.outbox =
         new OutboxExecution(
             settings, transactions, journal, rows, settlement, interceptor, publisher);
+    this.joined =
+        SPRING
+            ? new JoinedPublisher(
+                settings,
+                producer,
+                dataSource,
+                store,
+                rows,
+                interceptor,
+                metrics,
+                publisher,
+                observations)
+            : null;
+  }
+
+  private static boolean present(String className) {
+    try {
+      Class.forName(className, false, DefaultTxMessageTemplate.class.getClassLoader());
+      return true;
+    } catch (ClassNotFoundException | LinkageError e) {
+      return false;
+    }
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * @throws TransactionNotJoinableException also when spring-tx or spring-jdbc is not on the class
+   *     path (there is no Spring transaction to join)
+   */
+  @Override
+  public void publish(TxMessage... messages) {
+    if (joined == null) {
+      throw new TransactionNotJoinableException(
+          "TxMessageTemplate.publish joins a Spring transaction, and spring-tx/spring-jdbc are not"
+              + " on the class path; use execute, which runs its own transaction");
+    }
+    joined.publish(messages);
   }
 
   @Override

@@ -51,6 +51,11 @@ final class ProducerHarness implements AutoCloseable {
   final TestTransport.Open transport;
   final SwitchableInterceptor interceptor = new SwitchableInterceptor();
   final Map<String, List<String>> deliveries = new ConcurrentHashMap<>();
+
+  /** Check-back answers of this producer, by "RESOLUTION/reason". */
+  final Map<String, java.util.concurrent.atomic.AtomicInteger> checkbacks =
+      new ConcurrentHashMap<>();
+
   private final Subscription observer;
 
   /** gRPC on the given embedded cluster. */
@@ -107,7 +112,18 @@ final class ProducerHarness implements AutoCloseable {
             .dataSource(db.dataSource())
             .settings(settings)
             .transport(wrap.apply(transport.transport()))
-            .interceptor(interceptor);
+            .interceptor(interceptor)
+            .metrics(
+                new ProducerMetrics() {
+                  @Override
+                  public void checkback(String resolution, String reason, long nanos) {
+                    checkbacks
+                        .computeIfAbsent(
+                            resolution + "/" + reason,
+                            k -> new java.util.concurrent.atomic.AtomicInteger())
+                        .incrementAndGet();
+                  }
+                });
     for (CheckbackResolver r : resolvers) {
       b.resolver(r);
     }
@@ -197,6 +213,14 @@ final class ProducerHarness implements AutoCloseable {
         return out;
       }
     }
+  }
+
+  /** How many check-backs this producer answered with {@code resolution} (any reason). */
+  int checkbacksAnswered(String resolution) {
+    return checkbacks.entrySet().stream()
+        .filter(e -> e.getKey().startsWith(resolution + "/"))
+        .mapToInt(e -> e.getValue().get())
+        .sum();
   }
 
   int deliveryCount(String eventId) {

@@ -29,6 +29,17 @@ final class ConnectingTxMessageTemplate implements TxMessageTemplate {
     return current().execute(message, action);
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * @throws TransportException while the producer has not started (the broker could not be reached
+   *     yet): nothing was written or sent; the caller's transaction is untouched
+   */
+  @Override
+  public void publish(TxMessage... messages) {
+    current().publish(messages);
+  }
+
   private TxMessageTemplate current() {
     return runtime.producer().map(TxProducer::template).orElseThrow(this::notStarted);
   }

@@ -16,10 +16,6 @@ public class Payment {
   @Column(name = "event_id", nullable = false)
   private String eventId;
 
-  /** The txmsg attempt that wrote it: which of several retries of one command committed. */
-  @Column(name = "attempt_id", nullable = false)
-  private String attemptId;
-
   @Column(name = "customer_id", nullable = false)
   private String customerId;
 
@@ -28,11 +24,9 @@ public class Payment {
 
   protected Payment() {} // for JPA
 
-  public Payment(
-      String orderId, String eventId, String attemptId, String customerId, long amountCents) {
+  public Payment(String orderId, String eventId, String customerId, long amountCents) {
     this.orderId = orderId;
     this.eventId = eventId;
-    this.attemptId = attemptId;
     this.customerId = customerId;
     this.amountCents = amountCents;
   }
@@ -43,10 +37,6 @@ public class Payment {
 
   public String getEventId() {
     return eventId;
-  }
-
-  public String getAttemptId() {
-    return attemptId;
   }
 
   public String getCustomerId() {

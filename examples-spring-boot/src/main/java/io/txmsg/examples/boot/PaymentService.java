@@ -5,15 +5,17 @@ import io.micrometer.observation.ObservationRegistry;
 import io.txmsg.api.EventIds;
 import io.txmsg.api.TxMessage;
 import io.txmsg.api.TxMessageTemplate;
-import io.txmsg.api.TxResult;
+import java.util.Optional;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
 
 /**
- * Commits a payment and its {@code PaymentSucceeded} event together: the payment entity is saved in
- * the action of {@link TxMessageTemplate#execute}, whose local transaction (run by Boot's
- * JpaTransactionManager) also writes the journal row; the event is delivered at least once after
- * that transaction committed, and never if it rolled back.
+ * Commits a payment and its {@code PaymentSucceeded} event together, the way a Boot service writes
+ * it: a {@code @Transactional} method (Boot's JpaTransactionManager) saves the {@link Payment}
+ * entity and calls {@link TxMessageTemplate#publish}, which writes the event's journal row in that
+ * same transaction. The event is delivered at least once after the transaction committed, and never
+ * if it rolled back.
  */
 @Service
 public class PaymentService {
@@ -31,18 +33,22 @@ public class PaymentService {
   }
 
   /**
-   * Records a successful payment of an order and publishes {@code PaymentSucceeded}. The eventId is
-   * derived from the order, so a retried command reuses it and gets {@code ALREADY_COMMITTED}
-   * instead of a second payment.
+   * Records a successful payment of an order and publishes {@code PaymentSucceeded}. A retried
+   * command for an order already paid returns the committed payment and publishes nothing (its
+   * event is already committed; the eventId, derived from the order, would say so too).
    *
    * <p>The call is an observation of its own ({@code payment.pay}): with tracing, its span is the
-   * parent of {@code txmsg.execute}, and the handler's {@code txmsg.consume} span continues the
-   * same trace on the consumer side.
+   * parent of txmsg's span of the publish, and the handler's {@code txmsg.consume} span continues
+   * the same trace on the consumer side.
    *
-   * @return the outcome; {@link TxResult#value()} is the saved payment
+   * @return the committed payment
    */
-  public TxResult<Payment> pay(String orderId, String customerId, long amountCents) {
-    PaymentSucceeded paid = new PaymentSucceeded(orderId, customerId, amountCents);
+  @Transactional
+  public Payment pay(String orderId, String customerId, long amountCents) {
+    Optional<Payment> paid = payments.findById(orderId);
+    if (paid.isPresent()) {
+      return paid.get(); // a retried command: no second payment, no second event
+    }
     TxMessage event =
         TxMessage.builder()
             .eventId(EventIds.fromBusinessKey(PaymentSucceeded.TYPE, orderId)) // stable on retry
@@ -50,24 +56,20 @@ public class PaymentService {
             .eventType(PaymentSucceeded.TYPE)
             .aggregate("Order", orderId, 1) // version 1 of the order
             .businessKey(orderId) // for lookups in incidents
-            .payloadObject(paid) // JSON by default
+            .payloadObject(new PaymentSucceeded(orderId, customerId, amountCents)) // JSON
             .build();
     return Observation.createNotStarted("payment.pay", observations)
         .contextualName("pay")
         .observe(
-            () ->
-                txmsg.execute(
-                    event,
-                    // The repository joins the transaction that also holds the journal row.
-                    // saveAndFlush: the INSERT runs inside the action, where txmsg watches the
-                    // transaction's statements, not at the commit's flush after txmsg's last check.
-                    ctx ->
-                        payments.saveAndFlush(
-                            new Payment(
-                                orderId,
-                                event.eventId(),
-                                ctx.attemptId(),
-                                customerId,
-                                amountCents))));
+            () -> {
+              // saveAndFlush: the INSERT runs now, before txmsg's pre-commit check, not in the
+              // flush at commit that follows it (a failure there still fails the commit, and then
+              // nothing is delivered, but an early flush reports it here).
+              Payment payment =
+                  payments.saveAndFlush(
+                      new Payment(orderId, event.eventId(), customerId, amountCents));
+              txmsg.publish(event); // joins this transaction: committed with the payment
+              return payment;
+            });
   }
 }

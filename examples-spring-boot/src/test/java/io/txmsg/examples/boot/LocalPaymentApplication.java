@@ -1,6 +1,5 @@
 package io.txmsg.examples.boot;
 
-import io.txmsg.api.TxResult;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.rocketmq.TopicType;
 import java.time.Duration;
@@ -31,14 +30,14 @@ public final class LocalPaymentApplication {
         PaymentService payments = app.getBean(PaymentService.class);
         PointsLedgerRepository ledger = app.getBean(PointsLedgerRepository.class);
         mq.awaitSubscribed("points", PaymentSucceeded.TOPIC, Duration.ofSeconds(60));
-        List<TxResult<Payment>> paid = new ArrayList<>();
+        List<Payment> paid = new ArrayList<>();
         for (int i = 1; i <= 3; i++) {
-          TxResult<Payment> r = payments.pay("order-" + i, "customer-" + i, 1250L * i);
-          System.out.println("paid order-" + i + ": " + r.outcome() + " eventId=" + r.eventId());
-          paid.add(r);
+          Payment p = payments.pay("order-" + i, "customer-" + i, 1250L * i);
+          System.out.println("paid order-" + i + ": eventId=" + p.getEventId());
+          paid.add(p);
         }
         long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (paid.stream().anyMatch(r -> ledger.findByEventId(r.eventId()).isEmpty())) {
+        while (paid.stream().anyMatch(p -> ledger.findByEventId(p.getEventId()).isEmpty())) {
           if (System.nanoTime() > until) {
             throw new IllegalStateException("not every payment was credited within 60 s");
           }

@@ -1,13 +1,10 @@
 package io.txmsg.examples.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import brave.handler.MutableSpan;
 import brave.handler.SpanHandler;
 import brave.propagation.TraceContext;
-import io.txmsg.api.ActiveTransactionException;
-import io.txmsg.api.TxResult;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.spring.EmbeddedTxmsgBroker;
 import java.time.Duration;
@@ -26,6 +23,9 @@ import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.annotation.Commit;
+import org.springframework.test.context.transaction.AfterTransaction;
 import org.springframework.transaction.annotation.Transactional;
 
 /**
@@ -63,42 +63,41 @@ class PaymentApplicationTest {
   @Autowired PaymentRepository paymentRows;
   @Autowired PointsLedgerRepository ledger;
   @Autowired HealthEndpoint health;
+  @Autowired JdbcTemplate jdbc;
 
   /** Commits: each payment's transaction commits, so each event is delivered. */
   @Test
   void paymentsAreCreditedOnceReportedHealthyAndTracedAcrossTheBroker() throws Exception {
     EmbeddedRocketMQ.shared().awaitSubscribed("points", PaymentSucceeded.TOPIC, WAIT);
     String run = UUID.randomUUID().toString().substring(0, 8);
-    List<TxResult<Payment>> results = new ArrayList<>();
+    List<Payment> results = new ArrayList<>();
     for (int i = 1; i <= PAYMENTS; i++) {
-      TxResult<Payment> r = payments.pay("order-" + run + "-" + i, "cust-" + i, 1000L * i + 1);
-      assertThat(r.outcome()).isEqualTo(TxResult.Outcome.COMMITTED);
-      assertThat(r.value().getAttemptId()).as("the entity saved in the action").isNotBlank();
-      results.add(r);
+      Payment p = payments.pay("order-" + run + "-" + i, "cust-" + i, 1000L * i + 1);
+      assertThat(paymentRows.findById(p.getOrderId())).as("committed").isPresent();
+      results.add(p);
     }
     // A retried command (same order, same eventId) is not a second payment.
-    TxResult<Payment> retry = payments.pay("order-" + run + "-1", "cust-1", 1001L);
-    assertThat(retry.alreadyCommitted()).isTrue();
-    assertThat(retry.eventId()).isEqualTo(results.get(0).eventId());
+    Payment retry = payments.pay("order-" + run + "-1", "cust-1", 1001L);
+    assertThat(retry.getEventId()).isEqualTo(results.get(0).getEventId());
 
     // (a) every payment's handler write, exactly once
     await(
         "every payment credited",
-        () -> results.stream().allMatch(r -> !ledger.findByEventId(r.eventId()).isEmpty()));
+        () -> results.stream().allMatch(p -> !ledger.findByEventId(p.getEventId()).isEmpty()));
     // every journal row confirmed (the consumers saw each event): nothing in flight any more
     await("journal confirmed", () -> Long.valueOf(0).equals(txmsgHealth().get("pending")));
     for (int i = 0; i < PAYMENTS; i++) {
-      String id = results.get(i).eventId();
+      String id = results.get(i).getEventId();
       List<PointsLedgerEntry> entries = ledger.findByEventId(id);
       assertThat(entries).as("ledger entries of %s", id).hasSize(1);
       assertThat(entries.get(0).getPoints()).isEqualTo((1000L * (i + 1) + 1 + 99) / 100);
       assertThat(paymentRows.findById(entries.get(0).getOrderId())).isPresent();
     }
-    for (TxResult<Payment> r : results) {
-      assertThat(paymentRows.findById(r.value().getOrderId()))
+    for (Payment p : results) {
+      assertThat(paymentRows.findById(p.getOrderId()))
           .get()
           .extracting(Payment::getEventId)
-          .isEqualTo(r.eventId());
+          .isEqualTo(p.getEventId());
     }
 
     // (b) the actuator's "txmsg" contributor: UP, with the backlog as details
@@ -115,10 +114,11 @@ class PaymentApplicationTest {
     assertThat(broker.get("reachable")).isEqualTo(true);
     assertThat(health.health().getStatus()).isEqualTo(Status.UP);
 
-    // (c) one trace per payment: pay -> txmsg.execute -> (broker) -> txmsg.consume
+    // (c) one trace per payment: pay -> txmsg.execute (the joined publish) -> (broker) ->
+    // txmsg.consume
     List<String> traceIds = new ArrayList<>();
-    for (TxResult<Payment> r : results) {
-      String id = r.eventId();
+    for (Payment p : results) {
+      String id = p.getEventId();
       MutableSpan execute = awaitSpan("execute", id);
       MutableSpan consume = awaitSpan("consume", id);
       MutableSpan pay =
@@ -129,7 +129,9 @@ class PaymentApplicationTest {
       assertThat(pay.name()).isEqualTo("pay");
       assertThat(pay.parentId()).as("the service call starts the trace").isNull();
       assertThat(execute.traceId()).isEqualTo(pay.traceId());
-      assertThat(execute.tags()).containsEntry("txmsg.outcome", "committed");
+      assertThat(execute.tags())
+          .containsEntry("txmsg.outcome", "joined")
+          .containsEntry("txmsg.mode", "joined_half_message");
       assertThat(consume.traceId())
           .as("txmsg.consume continues the trace")
           .isEqualTo(pay.traceId());
@@ -144,18 +146,75 @@ class PaymentApplicationTest {
   }
 
   /**
-   * Spring runs a {@code @Transactional} test in a transaction it rolls back at the end: nothing
-   * the test writes commits, so nothing it would publish could be delivered. {@code execute} does
-   * not even start there: it commits a transaction of its own before it commits the half message,
-   * and refuses to run inside the caller's (ActiveTransactionException), before any side effect.
+   * Spring runs a {@code @Transactional} test in a transaction it rolls back at the end. The
+   * service's {@code @Transactional} method joins it, and so does its {@code publish}: inside the
+   * test the payment is there, and after the test's rollback neither the payment nor the event's
+   * journal row exists, and the event is never delivered ({@link #afterTheTestsTransaction}).
    */
   @Test
   @Transactional
-  void insideATransactionalTestExecuteRefusesToRunAndNothingIsWritten() {
-    long before = paymentRows.count();
-    assertThatThrownBy(() -> payments.pay("order-tx-" + UUID.randomUUID(), "cust-tx", 500))
-        .isInstanceOf(ActiveTransactionException.class);
-    assertThat(paymentRows.count()).isEqualTo(before);
+  void aTransactionalTestIsRolledBackByDefaultAndDeliversNothing() {
+    expectation = Expectation.ROLLED_BACK;
+    orderId = "order-rb-" + UUID.randomUUID();
+    Payment p = payments.pay(orderId, "cust-tx", 500);
+    eventId = p.getEventId();
+    assertThat(paymentRows.findById(orderId))
+        .as("visible inside the test's transaction")
+        .isPresent();
+  }
+
+  /**
+   * The same test with {@link Commit}: the test's transaction commits after the method, and the
+   * event is delivered then ({@link #afterTheTestsTransaction}).
+   */
+  @Test
+  @Transactional
+  @Commit
+  void aTransactionalTestWithCommitDeliversAfterTheTestsCommit() {
+    expectation = Expectation.COMMITTED;
+    orderId = "order-commit-" + UUID.randomUUID();
+    eventId = payments.pay(orderId, "cust-tx", 700).getEventId();
+    assertThat(ledger.findByEventId(eventId)).as("nothing before the commit").isEmpty();
+  }
+
+  private enum Expectation {
+    ROLLED_BACK,
+    COMMITTED
+  }
+
+  private Expectation expectation;
+  private String orderId;
+  private String eventId;
+
+  @AfterTransaction
+  void afterTheTestsTransaction() throws Exception {
+    if (expectation == null) {
+      return;
+    }
+    Integer journalRows =
+        jdbc.queryForObject(
+            "SELECT COUNT(*) FROM txmsg_journal WHERE event_id = ?", Integer.class, eventId);
+    if (expectation == Expectation.COMMITTED) {
+      assertThat(paymentRows.findById(orderId)).isPresent();
+      assertThat(journalRows).isEqualTo(1);
+      await("the committed test's event credited", () -> !ledger.findByEventId(eventId).isEmpty());
+      assertThat(ledger.findByEventId(eventId)).hasSize(1);
+      return;
+    }
+    assertThat(paymentRows.findById(orderId)).as("rolled back with the test").isEmpty();
+    assertThat(journalRows).as("the event's row rolled back with it").isZero();
+    // Its half message is rolled back and its attempt settled ROLLED_BACK after the rollback,
+    // so no check-back can commit it. Quiet period: long enough for check-backs to have come.
+    await(
+        "the rolled-back attempt settled",
+        () ->
+            jdbc.queryForObject(
+                    "SELECT COUNT(*) FROM txmsg_attempt WHERE event_id = ? AND state = 'ROLLED_BACK'",
+                    Integer.class,
+                    eventId)
+                == 1);
+    Thread.sleep(6000);
+    assertThat(ledger.findByEventId(eventId)).as("never delivered").isEmpty();
   }
 
   private Map<String, Object> txmsgHealth() {

@@ -27,4 +27,7 @@ interface AttemptMapper {
 
   /** The pre-commit self-check: locks and reads this attempt's own row. */
   AttemptState selectStateForUpdate(@Param("attemptId") String attemptId);
+
+  /** Joined publish: this transaction's own COMMITTED row becomes ROLLED_BACK. */
+  int markRolledBack(@Param("attemptId") String attemptId);
 }

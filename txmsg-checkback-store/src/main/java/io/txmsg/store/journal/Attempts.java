@@ -56,6 +56,16 @@ public final class Attempts {
   }
 
   /**
+   * On the caller's transaction: this attempt's own row, inserted COMMITTED by that transaction,
+   * becomes ROLLED_BACK (a joined publish whose eventId was already committed: the caller may still
+   * commit the rest of its transaction, and the check-back then answers ROLLBACK). Returns the rows
+   * changed (1, or 0 when the row is not this transaction's COMMITTED row).
+   */
+  public int markRolledBack(Connection c, String attemptId) {
+    return store.on(c, AttemptMapper.class, m -> m.markRolledBack(attemptId));
+  }
+
+  /**
    * The pre-commit self-check on the caller's transaction: locks and reads this attempt's own row
    * ({@code SELECT ... FOR UPDATE}). Null when the database discarded the transaction (MariaDB
    * after a deadlock: the row is gone); throws on PostgreSQL's aborted transaction (25P02).

@@ -44,6 +44,34 @@ public final class Journal {
   }
 
   /**
+   * Inserts {@code row} as {@link #insert} does, unless its eventId exists, without aborting the
+   * caller's transaction (a joined publish runs in the application's transaction, which a duplicate
+   * must not doom): returns false when the eventId exists. PostgreSQL skips the conflicting row; H2
+   * and MariaDB roll back the failed statement only, and its duplicate key is caught here. Any
+   * other failure is thrown as by {@link #insert}.
+   */
+  public boolean insertIfAbsent(Connection c, JournalRow row, long dueAfterMillis) {
+    row.setRepublishAfterMillis(dueAfterMillis);
+    try {
+      return store.on(c, JournalMapper.class, m -> m.insertIfAbsent(row)) == 1;
+    } catch (RuntimeException e) {
+      if (SqlStates.isDuplicateKey(e)) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * On the caller's transaction, after {@link #insertIfAbsent} found the eventId: the existing
+   * row's event id, attempt id and payload hash (other fields are not read), locked so that the
+   * latest committed row is read whatever the isolation level; null when there is none.
+   */
+  public JournalRow lockExisting(Connection c, String eventId) {
+    return store.on(c, JournalMapper.class, m -> m.lockExisting(eventId));
+  }
+
+  /**
    * The self-check of an OUTBOX execute, the last statement of its transaction: locks this
    * execute's own row ({@code WHERE event_id = ? AND attempt_id = ? FOR UPDATE}). False when the
    * database discarded the transaction (MariaDB after a deadlock); throws on PostgreSQL's aborted

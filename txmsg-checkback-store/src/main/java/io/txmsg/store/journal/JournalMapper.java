@@ -22,6 +22,15 @@ interface JournalMapper {
 
   JournalRow findById(@Param("eventId") String eventId);
 
+  /**
+   * Joined publish: inserts the row unless its eventId exists; 0 when it exists (PostgreSQL), or a
+   * duplicate key that rolled back this statement only (H2, MariaDB).
+   */
+  int insertIfAbsent(JournalRow row);
+
+  /** Joined publish: the existing row's event id, attempt id and payload hash, locked. */
+  JournalRow lockExisting(@Param("eventId") String eventId);
+
   /** The rows among these that {@code ownerToken} still owns (a reconciler round's claim). */
   List<JournalRow> findOwned(
       @Param("eventIds") List<String> eventIds, @Param("ownerToken") String ownerToken);

@@ -108,6 +108,41 @@ class JournalContractTest {
     }
   }
 
+  /**
+   * The joined publish's statements on a caller's transaction: a duplicate eventId answers false
+   * and leaves that transaction usable (it goes on writing and commits); the existing row is read
+   * with its hash; the transaction's own attempt row turns ROLLED_BACK.
+   */
+  @ParameterizedTest
+  @MethodSource(DB)
+  void aDuplicateJournalInsertInTheCallersTransactionAnswersFalseAndLeavesItCommittable(
+      TestDatabase kind) throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      TxmsgStore store = install(db);
+      Journal journal = new Journal(db.dataSource(), store);
+      Attempts attempts = new Attempts(db.dataSource(), store);
+      JournalRow first = row("e1");
+      inTx(db.dataSource(), store, s -> s.getMapper(JournalMapper.class).insert(first, 0));
+      try (Connection c = db.dataSource().getConnection()) {
+        c.setAutoCommit(false);
+        attempts.insertCommitted(c, "a2", "e1", "s");
+        JournalRow again = row("e1");
+        again.setAttemptId("a2");
+        assertThat(journal.insertIfAbsent(c, again, 0)).isFalse();
+        JournalRow existing = journal.lockExisting(c, "e1");
+        assertThat(existing.getAttemptId()).isEqualTo(first.getAttemptId());
+        assertThat(existing.getPayloadHash()).isEqualTo(first.getPayloadHash());
+        assertThat(attempts.markRolledBack(c, "a2")).isEqualTo(1);
+        assertThat(attempts.lockState(c, "a2")).isEqualTo(AttemptState.ROLLED_BACK);
+        assertThat(journal.insertIfAbsent(c, row("e2"), 0)).isTrue();
+        c.commit(); // PostgreSQL would have aborted the transaction on a failed insert
+      }
+      assertThat(attempts.read("a2")).isEqualTo(AttemptState.ROLLED_BACK);
+      assertThat(journal.find("e2")).isNotNull();
+      assertThat(journal.find("e1").getAttemptId()).isEqualTo(first.getAttemptId());
+    }
+  }
+
   @ParameterizedTest
   @MethodSource(DB)
   void journalRowRoundTripsAndDueRowsAreClaimedOncePerToken(TestDatabase kind) throws Exception {
