@@ -4,6 +4,7 @@ import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.txmsg.api.PublishException;
 import io.txmsg.store.journal.JournalRow;
+import io.txmsg.transport.Backoff;
 import io.txmsg.transport.EnvelopeCodec;
 import io.txmsg.transport.ProducerChannel;
 import java.util.List;

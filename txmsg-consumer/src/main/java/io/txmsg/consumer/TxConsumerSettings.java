@@ -124,6 +124,10 @@ public final class TxConsumerSettings implements Cloneable {
     checkNotSealed();
     this.commandBackoffInitial = positive(initial, "commandBackoffInitial");
     this.commandBackoffMax = positive(max, "commandBackoffMax");
+    if (max.compareTo(initial) < 0) {
+      throw new InvalidSettingsException(
+          "commandBackoffMax", "must not be below commandBackoffInitial (" + initial + ")");
+    }
     return this;
   }
 
