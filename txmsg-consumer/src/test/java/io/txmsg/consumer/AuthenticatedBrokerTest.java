@@ -1,5 +1,6 @@
 package io.txmsg.consumer;
 
+import io.txmsg.testkit.db.FaultInjectingDataSource;
 import static io.txmsg.consumer.ConsumerHarness.await;
 import static io.txmsg.consumer.ConsumerHarness.awaitDb;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -184,7 +185,7 @@ class AuthenticatedBrokerTest {
     Map<String, Integer> applied = new ConcurrentHashMap<>();
     Map<String, Integer> retries = new ConcurrentHashMap<>();
     try (DatabaseFixture db = TestDatabase.H2.open()) {
-      SwitchableDataSource consumerDb = new SwitchableDataSource(db.dataSource());
+      FaultInjectingDataSource consumerDb = new FaultInjectingDataSource(db.dataSource());
       TxProducerSettings ps =
           new TxProducerSettings()
               .connection(connection)

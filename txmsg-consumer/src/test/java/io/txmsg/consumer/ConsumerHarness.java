@@ -1,5 +1,6 @@
 package io.txmsg.consumer;
 
+import io.txmsg.testkit.db.FaultInjectingDataSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.api.Envelope;
@@ -62,7 +63,7 @@ final class ConsumerHarness implements AutoCloseable {
 
   final TestTransport.Open transport;
   final DatabaseFixture db;
-  final SwitchableDataSource dataSource;
+  final FaultInjectingDataSource dataSource;
   final String topic = "t-" + UUID.randomUUID().toString().substring(0, 8);
   final TxmsgStore store;
   final ConsumeLog consumeLog;
@@ -86,7 +87,7 @@ final class ConsumerHarness implements AutoCloseable {
   ConsumerHarness(TestTransport kind, TestDatabase database) throws Exception {
     transport = kind.open();
     db = database.open();
-    dataSource = new SwitchableDataSource(db.dataSource());
+    dataSource = new FaultInjectingDataSource(db.dataSource());
     SchemaInstaller.installIfMissing(db.dataSource(), "txmsg_");
     store = TxmsgStore.detect(db.dataSource(), "txmsg_");
     consumeLog = new ConsumeLog(db.dataSource(), store);
