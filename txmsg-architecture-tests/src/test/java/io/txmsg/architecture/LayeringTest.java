@@ -30,6 +30,7 @@ class LayeringTest {
         .contains(
             "io.txmsg.api",
             "io.txmsg.transport",
+            "io.txmsg.micrometer",
             "io.txmsg.store",
             "io.txmsg.testkit.cluster",
             "io.txmsg.testkit",

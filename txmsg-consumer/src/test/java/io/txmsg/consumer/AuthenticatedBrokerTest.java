@@ -1,6 +1,5 @@
 package io.txmsg.consumer;
 
-import io.txmsg.testkit.db.FaultInjectingDataSource;
 import static io.txmsg.consumer.ConsumerHarness.await;
 import static io.txmsg.consumer.ConsumerHarness.awaitDb;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -21,6 +20,7 @@ import io.txmsg.store.journal.Journal;
 import io.txmsg.store.journal.JournalRow;
 import io.txmsg.store.journal.JournalStatus;
 import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.FaultInjectingDataSource;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.rocketmq.TopicType;

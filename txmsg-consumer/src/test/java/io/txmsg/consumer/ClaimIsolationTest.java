@@ -1,11 +1,11 @@
 package io.txmsg.consumer;
 
-import io.txmsg.testkit.db.FaultInjectingDataSource;
 import static io.txmsg.consumer.ConsumerHarness.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.consumer.ConsumerHarness.Paid;
+import io.txmsg.testkit.db.FaultInjectingDataSource;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.transport.TestTransport;
 import java.sql.Connection;

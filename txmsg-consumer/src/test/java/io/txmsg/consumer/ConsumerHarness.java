@@ -1,6 +1,5 @@
 package io.txmsg.consumer;
 
-import io.txmsg.testkit.db.FaultInjectingDataSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.api.Envelope;
@@ -17,6 +16,7 @@ import io.txmsg.store.consume.DeadLetterRow;
 import io.txmsg.store.consume.DeadLetters;
 import io.txmsg.store.schema.SchemaInstaller;
 import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.FaultInjectingDataSource;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.TopicType;
 import io.txmsg.testkit.transport.TestTransport;

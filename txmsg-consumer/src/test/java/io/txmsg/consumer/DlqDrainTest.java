@@ -1,6 +1,5 @@
 package io.txmsg.consumer;
 
-import io.txmsg.testkit.db.FaultInjectingDataSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.api.PayloadHashes;
@@ -12,6 +11,7 @@ import io.txmsg.store.consume.DeadLetters;
 import io.txmsg.store.journal.JournalRow;
 import io.txmsg.store.schema.SchemaMigrator;
 import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.FaultInjectingDataSource;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.transport.EnvelopeCodec;
 import io.txmsg.transport.InboundMessage;
@@ -111,7 +111,10 @@ class DlqDrainTest {
   }
 
   private static DlqDrain drain(
-      FaultInjectingDataSource ds, TxmsgStore store, List<ConsumeOutcome> outcomes, Duration patience) {
+      FaultInjectingDataSource ds,
+      TxmsgStore store,
+      List<ConsumeOutcome> outcomes,
+      Duration patience) {
     ConsumeListener listener = (group, type, id, outcome) -> outcomes.add(outcome);
     return new DlqDrain(
         GROUP,

@@ -231,5 +231,4 @@ class ErrorContractTest {
           return call.proceed();
         });
   }
-
 }
