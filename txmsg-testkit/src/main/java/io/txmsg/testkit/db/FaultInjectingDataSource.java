@@ -14,11 +14,11 @@ import javax.sql.DataSource;
 /**
  * The one DataSource stub of the tests: a real DataSource (a fixture's pool) that a test can break
  * on purpose. {@link #down(boolean) Taken down}, new connections fail the way an unreachable
- * database does (SQLState 08001); with a {@link ConnectionHook}, every call on a connection it hands
- * out passes through the hook first (to fail a commit, count isolation changes, keep a session
- * alive). Everything else, {@code unwrap} and {@code isWrapperFor} included, goes to the real
- * DataSource, so code that looks for the pool behind it (to evict a broken connection) still finds
- * it.
+ * database does (SQLState 08001); with a {@link ConnectionHook}, every call on a connection it
+ * hands out passes through the hook first (to fail a commit, count isolation changes, keep a
+ * session alive). Everything else, {@code unwrap} and {@code isWrapperFor} included, goes to the
+ * real DataSource, so code that looks for the pool behind it (to evict a broken connection) still
+ * finds it.
  */
 public final class FaultInjectingDataSource implements DataSource {
   /** Sees each call on a handed-out connection before the real connection does. */
@@ -76,7 +76,8 @@ public final class FaultInjectingDataSource implements DataSource {
         Proxy.newProxyInstance(
             FaultInjectingDataSource.class.getClassLoader(),
             new Class<?>[] {Connection.class},
-            (proxy, method, args) -> hook.intercept(real, method, args, () -> call(real, method, args)));
+            (proxy, method, args) ->
+                hook.intercept(real, method, args, () -> call(real, method, args)));
   }
 
   private static Object call(Connection real, Method method, Object[] args) throws Throwable {
