@@ -7,9 +7,10 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * The one retry schedule of txmsg: the wait after the n-th consecutive failure is {@code initial ·
  * 2^(n-1)}, capped at {@code max}, then (with jitter) multiplied by a random factor in [0.8, 1.2)
- * so that many instances failing at the same moment do not retry in lockstep. Used by the
- * reconciler's republish, the CDC relay's sends and restarts, the command dispatcher and the
- * dead-letter drain; each keeps its own {@code initial} and {@code max}.
+ * so that many instances failing at the same moment do not retry in lockstep. Used by the CDC
+ * relay's sends and restarts, the command dispatcher, the dead-letter drain and the leased
+ * delivery's retry delay ({@link SubscriptionSpec.Lease#retryDelay}); each keeps its own {@code
+ * initial} and {@code max}.
  *
  * @param initial the wait after the first failure; positive
  * @param max the cap of the doubling; not below {@code initial}
