@@ -6,6 +6,7 @@ import static io.txmsg.bench.BenchSupport.max;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.txmsg.api.Envelope;
+import io.txmsg.api.MeterNames;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.bench.Credits.Paid;
 import io.txmsg.consumer.TxConsumers;
@@ -128,12 +129,12 @@ final class EndToEndSection {
 
   private long[] counters(RawClient rawClient, RawRemotingClient rawClientR) throws Exception {
     return new long[] {
-      BenchMain.counted(b.txMetrics, "txmsg.checkback"),
-      BenchMain.counted(b.txMetrics, "txmsg.reconcile.republished"),
+      BenchMain.counted(b.txMetrics, MeterNames.CHECKBACK),
+      BenchMain.counted(b.txMetrics, MeterNames.RECONCILE_REPUBLISHED),
       rawClient.checkbacks.get(),
       Long.parseLong(b.spring.call("checkbacks", 30)[0]),
-      BenchMain.counted(b.txRemotingMetrics, "txmsg.checkback"),
-      BenchMain.counted(b.txRemotingMetrics, "txmsg.reconcile.republished"),
+      BenchMain.counted(b.txRemotingMetrics, MeterNames.CHECKBACK),
+      BenchMain.counted(b.txRemotingMetrics, MeterNames.RECONCILE_REPUBLISHED),
       rawClientR.checkbacks.get()
     };
   }

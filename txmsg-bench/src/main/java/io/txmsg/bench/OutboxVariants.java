@@ -4,6 +4,7 @@ import static io.txmsg.bench.BenchMain.progress;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.txmsg.api.DeliveryMode;
+import io.txmsg.api.MeterNames;
 import io.txmsg.api.TxResult;
 import io.txmsg.producer.TxProducer;
 import io.txmsg.producer.TxProducerSettings;
@@ -185,8 +186,8 @@ final class OutboxVariants implements AutoCloseable {
             into.put(
                 v,
                 new long[] {
-                  BenchMain.counted(t.metrics, "txmsg.reconcile.republished"),
-                  BenchMain.counted(t.metrics, "txmsg.checkback"),
+                  BenchMain.counted(t.metrics, MeterNames.RECONCILE_REPUBLISHED),
+                  BenchMain.counted(t.metrics, MeterNames.CHECKBACK),
                   t.unsent.get()
                 }));
     hand.forEach((v, h) -> into.put(v, new long[] {0, 0, h.unsent.get()}));

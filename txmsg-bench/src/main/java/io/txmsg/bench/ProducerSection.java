@@ -2,6 +2,7 @@ package io.txmsg.bench;
 
 import static io.txmsg.bench.BenchMain.progress;
 
+import io.txmsg.api.MeterNames;
 import io.txmsg.producer.TxProducer;
 import io.txmsg.testkit.db.TestDatabase;
 import java.sql.Connection;
@@ -227,17 +228,17 @@ final class ProducerSection {
       RawRemotingClient rawRSent)
       throws Exception {
     return new long[] {
-      BenchMain.counted(b.txMetrics, "txmsg.checkback"),
-      BenchMain.counted(b.txMetrics, "txmsg.reconcile.republished"),
-      BenchMain.counted(b.ackMetrics, "txmsg.checkback"),
+      BenchMain.counted(b.txMetrics, MeterNames.CHECKBACK),
+      BenchMain.counted(b.txMetrics, MeterNames.RECONCILE_REPUBLISHED),
+      BenchMain.counted(b.ackMetrics, MeterNames.CHECKBACK),
       raw.checkbacks.get(),
       brokerCheckbacks.get(),
       Long.parseLong(b.spring.call("checkbacks", 30)[0]),
-      BenchMain.counted(b.txRemotingMetrics, "txmsg.checkback"),
-      BenchMain.counted(b.txRemotingMetrics, "txmsg.reconcile.republished"),
+      BenchMain.counted(b.txRemotingMetrics, MeterNames.CHECKBACK),
+      BenchMain.counted(b.txRemotingMetrics, MeterNames.RECONCILE_REPUBLISHED),
       rawR.checkbacks.get(),
       brokerR.checkbacks.get(),
-      BenchMain.counted(b.ackRemotingMetrics, "txmsg.checkback"),
+      BenchMain.counted(b.ackRemotingMetrics, MeterNames.CHECKBACK),
       rawSent.checkbacks.get(),
       rawRSent.checkbacks.get()
     };

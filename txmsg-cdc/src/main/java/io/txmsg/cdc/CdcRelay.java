@@ -15,6 +15,7 @@ import io.txmsg.store.cdc.CdcRelayStore;
 import io.txmsg.store.cdc.RelayFence;
 import io.txmsg.store.cdc.SlotLag;
 import io.txmsg.store.schema.SchemaMigrator;
+import io.txmsg.transport.Backoff;
 import io.txmsg.transport.BrokerConnection;
 import io.txmsg.transport.ProducerChannel;
 import io.txmsg.transport.ProducerSpec;

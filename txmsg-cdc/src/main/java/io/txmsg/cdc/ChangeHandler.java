@@ -4,6 +4,8 @@ import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.txmsg.api.PublishException;
 import io.txmsg.store.journal.JournalRow;
+import io.txmsg.store.journal.JournalStatus;
+import io.txmsg.transport.Backoff;
 import io.txmsg.transport.EnvelopeCodec;
 import io.txmsg.transport.ProducerChannel;
 import java.util.List;
@@ -162,8 +164,8 @@ final class ChangeHandler
             run.lost("DEAD update fenced");
             throw new RelayStoppedException(run.stopReason());
           }
-          String status = run.store().journalStatus(row.getEventId());
-          if (status == null || "PENDING".equals(status)) {
+          JournalStatus status = run.store().journalStatus(row.getEventId());
+          if (status == null || status == JournalStatus.PENDING) {
             // Not visible to a new transaction yet (see CdcRelayStore.settledAmong): again.
             run.pause(backoff.millis(attempt));
             continue;

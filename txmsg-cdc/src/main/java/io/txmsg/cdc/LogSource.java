@@ -6,7 +6,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.Properties;
-import org.apache.ibatis.session.SqlSession;
 
 /**
  * What differs between the databases whose log the relay reads: the checks at start, what to do
@@ -19,7 +18,7 @@ abstract class LogSource {
    */
   @FunctionalInterface
   interface SourceWork<T> {
-    T run(CdcRelayMapper m) throws Exception;
+    T run(CdcRelayMapper m);
   }
 
   /** Renews the lease while {@link #prepare} waits; false when it was lost. */
@@ -64,9 +63,8 @@ abstract class LogSource {
       throw new CdcSetupException(
           "the CDC relay cannot log in to " + s + " (" + e.getMessage() + ")", e);
     }
-    try (c;
-        SqlSession session = config.store().session(c)) {
-      return work.run(session.getMapper(CdcRelayMapper.class));
+    try (c) {
+      return config.store().on(c, CdcRelayMapper.class, work::run);
     }
   }
 

@@ -2,6 +2,7 @@ package io.txmsg.cdc;
 
 import io.txmsg.store.TxmsgStore;
 import io.txmsg.store.cdc.CdcRelayStore;
+import io.txmsg.transport.Backoff;
 import java.util.Locale;
 import org.slf4j.LoggerFactory;
 
@@ -54,6 +55,6 @@ record RelayConfig(
   }
 
   Backoff backoff() {
-    return new Backoff(settings.backoffInitial(), settings.backoffMax());
+    return Backoff.exponential(settings.backoffInitial(), settings.backoffMax());
   }
 }

@@ -88,16 +88,6 @@ class CdcUnitsTest {
   }
 
   @Test
-  void backoffDoublesWithJitterUpToTheMax() {
-    Backoff b = new Backoff(Duration.ofMillis(100), Duration.ofMillis(1000));
-    for (int i = 0; i < 50; i++) {
-      assertThat(b.millis(1)).isBetween(80L, 120L);
-      assertThat(b.millis(3)).isBetween(320L, 480L);
-      assertThat(b.millis(40)).isBetween(800L, 1200L);
-    }
-  }
-
-  @Test
   void includeListEntriesMatchTheNameLiterally() {
     assertThat(LogSource.literal("txmsg_t_1.x")).isEqualTo("txmsg_t_1\\.x");
     assertThat("a.b".matches(LogSource.literal("a.b"))).isTrue();

@@ -5,6 +5,7 @@ import io.txmsg.api.consumer.CommandExecutor;
 import io.txmsg.api.consumer.PermanentConsumeException;
 import io.txmsg.store.consume.CommandRow;
 import io.txmsg.store.consume.Commands;
+import io.txmsg.transport.Backoff;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -26,6 +27,7 @@ final class CommandDispatcher implements AutoCloseable {
   private final Commands commands;
   private final Map<String, CommandExecutor> executors;
   private final TxConsumerSettings settings;
+  private final Backoff backoff;
   private final String ownerToken = UUID.randomUUID().toString();
   private final Semaphore wakeUp = new Semaphore(0);
   private final Thread thread;
@@ -36,6 +38,9 @@ final class CommandDispatcher implements AutoCloseable {
     this.commands = commands;
     this.executors = executors;
     this.settings = s;
+    // The exact doubling without jitter, as the command backoff setting is documented.
+    this.backoff =
+        Backoff.exponential(s.commandBackoffInitial(), s.commandBackoffMax()).withoutJitter();
     this.thread = new Thread(this::loop, "txmsg-command-dispatcher");
     this.thread.setDaemon(true);
   }
@@ -132,10 +137,7 @@ final class CommandDispatcher implements AutoCloseable {
   }
 
   long backoffMillis(int attempts) {
-    long initial = settings.commandBackoffInitial().toMillis();
-    long max = settings.commandBackoffMax().toMillis();
-    int shift = Math.min(Math.max(attempts - 1, 0), 30);
-    return Math.min(max, initial << shift);
+    return backoff.millis(attempts);
   }
 
   private static void sleepQuietly() {

@@ -29,29 +29,12 @@ public interface ConsumerObservations {
     return Observed.NONE;
   }
 
-  /** One started observation; in scope (the current one) until {@link #close()}. */
-  interface Observed extends AutoCloseable {
+  /**
+   * One started observation of the consumer; the contract (outcome tag, error, close that never
+   * throws) is {@link io.txmsg.api.Observed}'s, shared with the producer.
+   */
+  interface Observed extends io.txmsg.api.Observed {
     /** Nothing to stop. */
-    Observed NONE =
-        new Observed() {
-          @Override
-          public void outcome(String outcome) {}
-
-          @Override
-          public void error(Throwable error) {}
-
-          @Override
-          public void close() {}
-        };
-
-    /** The low-cardinality {@code txmsg.outcome} tag; the last call wins. */
-    void outcome(String outcome);
-
-    /** Records the failure that ended the observed call. */
-    void error(Throwable error);
-
-    /** Closes the scope and stops the observation; never throws. */
-    @Override
-    void close();
+    Observed NONE = new Observed() {};
   }
 }

@@ -4,6 +4,7 @@ import io.txmsg.api.LogSafe;
 import io.txmsg.api.consumer.ConsumeListener;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.store.consume.ParkReason;
+import io.txmsg.transport.Backoff;
 import io.txmsg.transport.DeliveryHandler;
 import io.txmsg.transport.EnvelopeCodec;
 import io.txmsg.transport.InboundMessage;
@@ -35,8 +36,9 @@ final class DlqDrain implements DeliveryHandler, AutoCloseable {
   /** How long one message's park is retried in-process before the transport's retry takes over. */
   static final Duration PATIENCE = Duration.ofMinutes(10);
 
-  private static final long FIRST_BACKOFF_MILLIS = 500;
-  private static final long MAX_BACKOFF_MILLIS = 15_000;
+  /** Between park attempts: 0.5 s doubling to 15 s. */
+  private static final Backoff PARK_RETRY =
+      Backoff.exponential(Duration.ofMillis(500), Duration.ofSeconds(15)).withoutJitter();
 
   private final String group;
   private final Parking parking;
@@ -85,7 +87,7 @@ final class DlqDrain implements DeliveryHandler, AutoCloseable {
    */
   private ConsumeOutcome parkPatiently(IncomingEvent e, ParkReason reason, String why) {
     long deadline = System.nanoTime() + patience.toNanos();
-    long backoff = FIRST_BACKOFF_MILLIS;
+    int failures = 0;
     while (true) {
       ConsumeOutcome outcome = parking.park(group, e, reason, null, why);
       if (outcome != ConsumeOutcome.RETRY || closed) {
@@ -101,12 +103,11 @@ final class DlqDrain implements DeliveryHandler, AutoCloseable {
         return outcome;
       }
       try {
-        Thread.sleep(Math.min(backoff, left));
+        Thread.sleep(Math.min(PARK_RETRY.millis(++failures), left));
       } catch (InterruptedException interrupted) {
         Thread.currentThread().interrupt();
         return outcome;
       }
-      backoff = Math.min(backoff * 2, MAX_BACKOFF_MILLIS);
     }
   }
 

@@ -1,6 +1,7 @@
 package io.txmsg.consumer;
 
 import io.txmsg.api.InvalidSettingsException;
+import io.txmsg.api.SealableSettings;
 import io.txmsg.store.TablePrefix;
 import io.txmsg.transport.BrokerConnection;
 import io.txmsg.transport.SubscriptionSpec;
@@ -15,7 +16,7 @@ import java.util.Objects;
  * and {@link TxConsumers.Builder#build()} fail with an {@link InvalidSettingsException} naming the
  * setting; the running consumers read a sealed copy taken at build.
  */
-public final class TxConsumerSettings implements Cloneable {
+public final class TxConsumerSettings extends SealableSettings<TxConsumerSettings> {
   private BrokerConnection connection = BrokerConnection.none();
   private String tablePrefix = TablePrefix.DEFAULT;
   private boolean autoCreateSchema = false;
@@ -35,7 +36,6 @@ public final class TxConsumerSettings implements Cloneable {
   private boolean replayWorkerEnabled = true;
   private Duration replayPollInterval = Duration.ofSeconds(2);
   private SubscriptionSpec.Lease lease;
-  private boolean sealed;
 
   /**
    * How to reach the broker (shared with the producer settings), e.g. {@code
@@ -68,7 +68,7 @@ public final class TxConsumerSettings implements Cloneable {
    */
   public TxConsumerSettings consumeLogRetention(Duration retention) {
     checkNotSealed();
-    this.consumeLogRetention = positive(retention, "consumeLogRetention");
+    this.consumeLogRetention = positive("consumeLogRetention", retention);
     return this;
   }
 
@@ -97,7 +97,7 @@ public final class TxConsumerSettings implements Cloneable {
 
   public TxConsumerSettings commandPollInterval(Duration interval) {
     checkNotSealed();
-    this.commandPollInterval = positive(interval, "commandPollInterval");
+    this.commandPollInterval = positive("commandPollInterval", interval);
     return this;
   }
 
@@ -110,7 +110,7 @@ public final class TxConsumerSettings implements Cloneable {
   /** How long a claimed command belongs to one dispatcher before another may take it over. */
   public TxConsumerSettings commandLease(Duration lease) {
     checkNotSealed();
-    this.commandLease = positive(lease, "commandLease");
+    this.commandLease = positive("commandLease", lease);
     return this;
   }
 
@@ -122,8 +122,12 @@ public final class TxConsumerSettings implements Cloneable {
 
   public TxConsumerSettings commandBackoff(Duration initial, Duration max) {
     checkNotSealed();
-    this.commandBackoffInitial = positive(initial, "commandBackoffInitial");
-    this.commandBackoffMax = positive(max, "commandBackoffMax");
+    this.commandBackoffInitial = positive("commandBackoffInitial", initial);
+    this.commandBackoffMax = positive("commandBackoffMax", max);
+    if (max.compareTo(initial) < 0) {
+      throw new InvalidSettingsException(
+          "commandBackoffMax", "must not be below commandBackoffInitial (" + initial + ")");
+    }
     return this;
   }
 
@@ -131,14 +135,14 @@ public final class TxConsumerSettings implements Cloneable {
   public TxConsumerSettings dlqDrain(boolean enabled, Duration retryInterval) {
     checkNotSealed();
     this.dlqDrainEnabled = enabled;
-    this.dlqDrainRetryInterval = positive(retryInterval, "dlqDrainRetryInterval");
+    this.dlqDrainRetryInterval = positive("dlqDrainRetryInterval", retryInterval);
     return this;
   }
 
   /** How long startup waits for the broker to announce a group's retry policy. */
   public TxConsumerSettings retryPolicyWait(Duration wait) {
     checkNotSealed();
-    this.retryPolicyWait = positive(wait, "retryPolicyWait");
+    this.retryPolicyWait = positive("retryPolicyWait", wait);
     return this;
   }
 
@@ -149,7 +153,7 @@ public final class TxConsumerSettings implements Cloneable {
   public TxConsumerSettings replayWorker(boolean enabled, Duration pollInterval) {
     checkNotSealed();
     this.replayWorkerEnabled = enabled;
-    this.replayPollInterval = positive(pollInterval, "replayPollInterval");
+    this.replayPollInterval = positive("replayPollInterval", pollInterval);
     return this;
   }
 
@@ -171,9 +175,9 @@ public final class TxConsumerSettings implements Cloneable {
   public TxConsumerSettings leasedDelivery(
       Duration lease, Duration retryInitial, Duration retryMax) {
     checkNotSealed();
-    positive(lease, "leasedDelivery.lease");
-    positive(retryInitial, "leasedDelivery.retryInitial");
-    positive(retryMax, "leasedDelivery.retryMax");
+    positive("leasedDelivery.lease", lease);
+    positive("leasedDelivery.retryInitial", retryInitial);
+    positive("leasedDelivery.retryMax", retryMax);
     if (lease.compareTo(SubscriptionSpec.Lease.MIN_DURATION) < 0) {
       throw new InvalidSettingsException(
           "leasedDelivery.lease",
@@ -205,6 +209,7 @@ public final class TxConsumerSettings implements Cloneable {
   }
 
   /** Checks every setting; the exception names the first bad one. */
+  @Override
   public void validate() {
     if (connection == null) {
       throw new InvalidSettingsException("connection", "is required");
@@ -221,40 +226,23 @@ public final class TxConsumerSettings implements Cloneable {
     }
   }
 
-  private static Duration positive(Duration d, String name) {
-    if (d == null || d.isNegative() || d.isZero()) {
-      throw new InvalidSettingsException(name, "must be a positive duration, got " + d);
-    }
-    return d;
-  }
-
-  private void checkNotSealed() {
-    if (sealed) {
-      throw new IllegalStateException(
-          "these TxConsumerSettings belong to running consumers and cannot change; configure a new"
-              + " TxConsumerSettings before build()");
-    }
-  }
-
   /** A validated copy that refuses changes (its groups copied too): what running consumers read. */
   TxConsumerSettings sealedCopy() {
-    validate();
-    TxConsumerSettings c = copy();
-    c.sealed = true;
-    return c;
+    return validatedSealedCopy();
+  }
+
+  @Override
+  protected String component() {
+    return "consumer";
   }
 
   /** An unsealed deep copy, e.g. to configure a second application like this one. */
+  @Override
   public TxConsumerSettings copy() {
-    try {
-      TxConsumerSettings c = (TxConsumerSettings) super.clone();
-      c.groups = new LinkedHashMap<>();
-      groups.forEach((name, g) -> c.groups.put(name, g.copy()));
-      c.sealed = false;
-      return c;
-    } catch (CloneNotSupportedException e) {
-      throw new AssertionError(e);
-    }
+    TxConsumerSettings c = unsealedClone();
+    c.groups = new LinkedHashMap<>();
+    groups.forEach((name, g) -> c.groups.put(name, g.copy()));
+    return c;
   }
 
   public BrokerConnection connection() {

@@ -20,6 +20,7 @@ import io.txmsg.store.journal.Journal;
 import io.txmsg.store.journal.JournalRow;
 import io.txmsg.store.journal.JournalStatus;
 import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.FaultInjectingDataSource;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.rocketmq.TopicType;
@@ -184,7 +185,7 @@ class AuthenticatedBrokerTest {
     Map<String, Integer> applied = new ConcurrentHashMap<>();
     Map<String, Integer> retries = new ConcurrentHashMap<>();
     try (DatabaseFixture db = TestDatabase.H2.open()) {
-      SwitchableDataSource consumerDb = new SwitchableDataSource(db.dataSource());
+      FaultInjectingDataSource consumerDb = new FaultInjectingDataSource(db.dataSource());
       TxProducerSettings ps =
           new TxProducerSettings()
               .connection(connection)

@@ -5,10 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.consumer.ConsumerHarness.Paid;
+import io.txmsg.testkit.db.FaultInjectingDataSource;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.transport.TestTransport;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -77,35 +76,15 @@ class ClaimIsolationTest {
 
   /** The pool, counting getTransactionIsolation / setTransactionIsolation on its connections. */
   private static DataSource counting(DataSource pool, AtomicInteger reads, AtomicInteger sets) {
-    return (DataSource)
-        Proxy.newProxyInstance(
-            ClaimIsolationTest.class.getClassLoader(),
-            new Class<?>[] {DataSource.class},
-            (proxy, m, args) -> {
-              Object result = invoke(pool, m, args);
-              if (result instanceof Connection c && m.getName().equals("getConnection")) {
-                return Proxy.newProxyInstance(
-                    ClaimIsolationTest.class.getClassLoader(),
-                    new Class<?>[] {Connection.class},
-                    (p2, cm, cargs) -> {
-                      if (cm.getName().equals("getTransactionIsolation")) {
-                        reads.incrementAndGet();
-                      } else if (cm.getName().equals("setTransactionIsolation")) {
-                        sets.incrementAndGet();
-                      }
-                      return invoke(c, cm, cargs);
-                    });
-              }
-              return result;
-            });
-  }
-
-  private static Object invoke(Object target, java.lang.reflect.Method m, Object[] args)
-      throws Throwable {
-    try {
-      return m.invoke(target, args);
-    } catch (InvocationTargetException e) {
-      throw e.getCause();
-    }
+    return new FaultInjectingDataSource(
+        pool,
+        (real, m, args, call) -> {
+          if (m.getName().equals("getTransactionIsolation")) {
+            reads.incrementAndGet();
+          } else if (m.getName().equals("setTransactionIsolation")) {
+            sets.incrementAndGet();
+          }
+          return call.proceed();
+        });
   }
 }

@@ -16,6 +16,7 @@ import io.txmsg.store.consume.DeadLetterRow;
 import io.txmsg.store.consume.DeadLetters;
 import io.txmsg.store.schema.SchemaInstaller;
 import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.FaultInjectingDataSource;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.TopicType;
 import io.txmsg.testkit.transport.TestTransport;
@@ -62,7 +63,7 @@ final class ConsumerHarness implements AutoCloseable {
 
   final TestTransport.Open transport;
   final DatabaseFixture db;
-  final SwitchableDataSource dataSource;
+  final FaultInjectingDataSource dataSource;
   final String topic = "t-" + UUID.randomUUID().toString().substring(0, 8);
   final TxmsgStore store;
   final ConsumeLog consumeLog;
@@ -86,7 +87,7 @@ final class ConsumerHarness implements AutoCloseable {
   ConsumerHarness(TestTransport kind, TestDatabase database) throws Exception {
     transport = kind.open();
     db = database.open();
-    dataSource = new SwitchableDataSource(db.dataSource());
+    dataSource = new FaultInjectingDataSource(db.dataSource());
     SchemaInstaller.installIfMissing(db.dataSource(), "txmsg_");
     store = TxmsgStore.detect(db.dataSource(), "txmsg_");
     consumeLog = new ConsumeLog(db.dataSource(), store);

@@ -40,6 +40,17 @@ class ConsumerSettingsTest {
   }
 
   @Test
+  void aCommandBackoffMaxBelowItsInitialFailsNamingTheMax() {
+    assertThatThrownBy(
+            () ->
+                new TxConsumerSettings()
+                    .commandBackoff(Duration.ofSeconds(2), Duration.ofSeconds(1)))
+        .isInstanceOfSatisfying(
+            InvalidSettingsException.class,
+            e -> assertThat(e.setting()).isEqualTo("commandBackoffMax"));
+  }
+
+  @Test
   void leasedDeliveryRefusesWhatTheProxyWouldNamingTheSetting() {
     assertThatThrownBy(
             () ->

@@ -11,6 +11,7 @@ import io.txmsg.store.consume.DeadLetters;
 import io.txmsg.store.journal.JournalRow;
 import io.txmsg.store.schema.SchemaMigrator;
 import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.FaultInjectingDataSource;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.transport.EnvelopeCodec;
 import io.txmsg.transport.InboundMessage;
@@ -42,7 +43,7 @@ class DlqDrainTest {
   void aParkThatFailsWhileTheDatabaseIsAwayIsRetriedUntilTheDeadLetterIsStored() throws Exception {
     try (DatabaseFixture db = TestDatabase.H2.open()) {
       TxmsgStore store = SchemaMigrator.open(db.dataSource(), "txmsg_", true);
-      SwitchableDataSource ds = new SwitchableDataSource(db.dataSource());
+      FaultInjectingDataSource ds = new FaultInjectingDataSource(db.dataSource());
       List<ConsumeOutcome> outcomes = new CopyOnWriteArrayList<>();
       DlqDrain drain = drain(ds, store, outcomes, Duration.ofSeconds(60));
       ScheduledExecutorService back = Executors.newSingleThreadScheduledExecutor();
@@ -69,7 +70,7 @@ class DlqDrainTest {
   void afterItsPatienceTheDrainHandsTheMessageBackInsteadOfAcknowledgingIt() throws Exception {
     try (DatabaseFixture db = TestDatabase.H2.open()) {
       TxmsgStore store = SchemaMigrator.open(db.dataSource(), "txmsg_", true);
-      SwitchableDataSource ds = new SwitchableDataSource(db.dataSource());
+      FaultInjectingDataSource ds = new FaultInjectingDataSource(db.dataSource());
       List<ConsumeOutcome> outcomes = new CopyOnWriteArrayList<>();
       DlqDrain drain = drain(ds, store, outcomes, Duration.ofMillis(1200));
       ds.down(true);
@@ -87,7 +88,7 @@ class DlqDrainTest {
   void aClosedDrainStopsRetrying() throws Exception {
     try (DatabaseFixture db = TestDatabase.H2.open()) {
       TxmsgStore store = SchemaMigrator.open(db.dataSource(), "txmsg_", true);
-      SwitchableDataSource ds = new SwitchableDataSource(db.dataSource());
+      FaultInjectingDataSource ds = new FaultInjectingDataSource(db.dataSource());
       DlqDrain drain = drain(ds, store, new CopyOnWriteArrayList<>(), Duration.ofMinutes(10));
       ds.down(true);
       ScheduledExecutorService closer = Executors.newSingleThreadScheduledExecutor();
@@ -110,7 +111,10 @@ class DlqDrainTest {
   }
 
   private static DlqDrain drain(
-      SwitchableDataSource ds, TxmsgStore store, List<ConsumeOutcome> outcomes, Duration patience) {
+      FaultInjectingDataSource ds,
+      TxmsgStore store,
+      List<ConsumeOutcome> outcomes,
+      Duration patience) {
     ConsumeListener listener = (group, type, id, outcome) -> outcomes.add(outcome);
     return new DlqDrain(
         GROUP,

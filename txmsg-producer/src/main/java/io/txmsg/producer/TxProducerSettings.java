@@ -4,6 +4,7 @@ import io.txmsg.api.DeliveryConfirmation;
 import io.txmsg.api.DeliveryMode;
 import io.txmsg.api.InvalidSettingsException;
 import io.txmsg.api.LogSafe;
+import io.txmsg.api.SealableSettings;
 import io.txmsg.store.TablePrefix;
 import io.txmsg.store.journal.PublishMode;
 import io.txmsg.transport.BrokerConnection;
@@ -17,7 +18,7 @@ import java.util.Set;
  * TxProducer.Builder#build()} takes a validated, sealed {@link #copy()}: changing these settings
  * afterwards changes nothing in the running producer, and the sealed copy refuses changes.
  */
-public final class TxProducerSettings implements Cloneable {
+public final class TxProducerSettings extends SealableSettings<TxProducerSettings> {
   static final int BROKER_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
   private BrokerConnection connection = BrokerConnection.none();
@@ -47,7 +48,6 @@ public final class TxProducerSettings implements Cloneable {
   private Duration confirmFlushInterval = Duration.ofMillis(20);
   private boolean autoCreateSchema = false;
   private boolean reconcilerEnabled = true;
-  private boolean sealed;
 
   /**
    * How to reach the broker (shared with the consumer settings), e.g. {@code
@@ -291,6 +291,7 @@ public final class TxProducerSettings implements Cloneable {
   }
 
   /** Checks every setting; the message names the first bad one. */
+  @Override
   public void validate() {
     require(connection != null, "connection", "is required");
     require(
@@ -364,43 +365,23 @@ public final class TxProducerSettings implements Cloneable {
         "must exceed twice republishAfter");
   }
 
-  private static void positive(String name, Duration d) {
-    require(d != null && !d.isNegative() && !d.isZero(), name, "must be > 0");
-  }
-
-  private static void require(boolean ok, String setting, String problem) {
-    if (!ok) {
-      throw new InvalidSettingsException(setting, problem);
-    }
-  }
-
-  private void checkNotSealed() {
-    if (sealed) {
-      throw new IllegalStateException(
-          "these TxProducerSettings belong to a running producer and cannot change; configure a new"
-              + " TxProducerSettings before build()");
-    }
-  }
-
   /** A validated copy that refuses changes: what a running producer reads. */
   TxProducerSettings sealedCopy() {
-    validate();
-    TxProducerSettings c = copy();
-    c.sealed = true;
-    return c;
+    return validatedSealedCopy();
   }
 
   /** An unsealed copy, e.g. to configure a second producer like this one. */
+  @Override
   public TxProducerSettings copy() {
-    try {
-      TxProducerSettings c = (TxProducerSettings) super.clone();
-      c.topics = new LinkedHashSet<>(topics);
-      c.publishTopics = new LinkedHashSet<>(publishTopics);
-      c.sealed = false;
-      return c;
-    } catch (CloneNotSupportedException e) {
-      throw new AssertionError(e);
-    }
+    TxProducerSettings c = unsealedClone();
+    c.topics = new LinkedHashSet<>(topics);
+    c.publishTopics = new LinkedHashSet<>(publishTopics);
+    return c;
+  }
+
+  @Override
+  protected String component() {
+    return "producer";
   }
 
   public BrokerConnection connection() {

@@ -11,10 +11,9 @@ import io.txmsg.api.TransactionRolledBackException;
 import io.txmsg.api.TxMessage;
 import io.txmsg.api.TxResult;
 import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.FaultInjectingDataSource;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.transport.InMemoryTransport;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -201,57 +200,35 @@ class ErrorContractTest {
    * A DataSource whose next commit() fails as {@link #NEXT} says (a connection lost mid-commit).
    */
   private static DataSource faulty(DataSource real) {
-    return (DataSource)
-        Proxy.newProxyInstance(
-            ErrorContractTest.class.getClassLoader(),
-            new Class<?>[] {DataSource.class},
-            (proxy, m, args) -> {
-              Object r = call(real, m, args);
-              return r instanceof Connection c ? faulty(c) : r;
-            });
-  }
-
-  private static Connection faulty(Connection real) {
-    return (Connection)
-        Proxy.newProxyInstance(
-            ErrorContractTest.class.getClassLoader(),
-            new Class<?>[] {Connection.class},
-            (proxy, m, args) -> {
-              // Only the test thread's commit: check-backs commit on other threads meanwhile.
-              if (m.getName().equals("commit") && Thread.currentThread() == TEST_THREAD.get()) {
-                switch (NEXT.getAndSet(CommitFault.NONE)) {
-                  case FAIL_AFTER_COMMIT -> {
-                    real.commit();
-                    throw new SQLException("connection reset after the commit", "08006");
-                  }
-                  case FAIL_AFTER_ROLLBACK -> {
-                    real.rollback();
-                    throw new SQLException("connection reset; the server rolled back", "08006");
-                  }
-                  case FAIL_LEAVING_THE_TRANSACTION_OPEN -> {
-                    // The server session lives on: close() will not end it; the test ends it on
-                    // the physical connection (the pool evicts the broken-looking one).
-                    ZOMBIE.set(real.unwrap(Connection.class));
-                    throw new SQLException("connection reset before the commit", "08006");
-                  }
-                  default -> {}
-                }
+    return new FaultInjectingDataSource(
+        real,
+        (connection, m, args, call) -> {
+          // Only the test thread's commit: check-backs commit on other threads meanwhile.
+          if (m.getName().equals("commit") && Thread.currentThread() == TEST_THREAD.get()) {
+            switch (NEXT.getAndSet(CommitFault.NONE)) {
+              case FAIL_AFTER_COMMIT -> {
+                connection.commit();
+                throw new SQLException("connection reset after the commit", "08006");
               }
-              if (m.getName().equals("close")
-                  && ZOMBIE.get() != null
-                  && ZOMBIE.get() == real.unwrap(Connection.class)) {
-                return null;
+              case FAIL_AFTER_ROLLBACK -> {
+                connection.rollback();
+                throw new SQLException("connection reset; the server rolled back", "08006");
               }
-              return call(real, m, args);
-            });
-  }
-
-  private static Object call(Object target, java.lang.reflect.Method m, Object[] args)
-      throws Throwable {
-    try {
-      return m.invoke(target, args);
-    } catch (InvocationTargetException e) {
-      throw e.getCause();
-    }
+              case FAIL_LEAVING_THE_TRANSACTION_OPEN -> {
+                // The server session lives on: close() will not end it; the test ends it on
+                // the physical connection (the pool evicts the broken-looking one).
+                ZOMBIE.set(connection.unwrap(Connection.class));
+                throw new SQLException("connection reset before the commit", "08006");
+              }
+              default -> {}
+            }
+          }
+          if (m.getName().equals("close")
+              && ZOMBIE.get() != null
+              && ZOMBIE.get() == connection.unwrap(Connection.class)) {
+            return null;
+          }
+          return call.proceed();
+        });
   }
 }

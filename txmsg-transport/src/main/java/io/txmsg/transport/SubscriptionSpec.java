@@ -65,9 +65,8 @@ public record SubscriptionSpec(
 
     /** The delay after a failed delivery attempt {@code attempt} (1-based). */
     public Duration retryDelay(int attempt) {
-      int doublings = Math.max(0, Math.min(attempt - 1, 30));
-      long millis = retryInitial.toMillis() << doublings;
-      return millis <= 0 || millis > retryMax.toMillis() ? retryMax : Duration.ofMillis(millis);
+      return Duration.ofMillis(
+          Backoff.exponential(retryInitial, retryMax).withoutJitter().millis(attempt));
     }
   }
 }

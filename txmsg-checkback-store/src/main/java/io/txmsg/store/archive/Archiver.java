@@ -88,9 +88,15 @@ public final class Archiver {
   /**
    * Who runs an archive and why, recorded in {@code <prefix>archive_run} before the first batch.
    *
-   * @throws IllegalArgumentException naming the field when it is blank or longer than the column
+   * @param operator who runs it (at most {@link #MAX_OPERATOR_LENGTH} characters)
+   * @param reason why (at most {@link #MAX_REASON_LENGTH} characters)
    */
   public record Audit(String operator, String reason) {
+    /**
+     * Strips both values.
+     *
+     * @throws IllegalArgumentException naming the field when it is blank or longer than the column
+     */
     public Audit {
       operator = requireText("operator", operator, MAX_OPERATOR_LENGTH);
       reason = requireText("reason", reason, MAX_REASON_LENGTH);

@@ -1,5 +1,6 @@
 package io.txmsg.store.cdc;
 
+import io.txmsg.store.journal.JournalStatus;
 import java.util.List;
 import java.util.Map;
 import org.apache.ibatis.annotations.Param;
@@ -124,7 +125,7 @@ public interface CdcRelayMapper {
   List<String> settledAmong(@Param("eventIds") java.util.Collection<String> eventIds);
 
   /** The journal row's status, or null when there is none (or it is not visible yet). */
-  String journalStatus(@Param("eventId") String eventId);
+  JournalStatus journalStatus(@Param("eventId") String eventId);
 
   // ---- operations (CLI, metrics) ----------------------------------------------------------------
 

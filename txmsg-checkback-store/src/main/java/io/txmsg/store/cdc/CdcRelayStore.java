@@ -2,6 +2,7 @@ package io.txmsg.store.cdc;
 
 import io.txmsg.store.Dialect;
 import io.txmsg.store.TxmsgStore;
+import io.txmsg.store.journal.JournalStatus;
 import io.txmsg.store.tx.SqlStates;
 import io.txmsg.store.tx.StoreTransactions;
 import java.time.Duration;
@@ -189,7 +190,7 @@ public final class CdcRelayStore {
   }
 
   /** The journal row's status, or null when there is none or it is not visible yet. */
-  public String journalStatus(String eventId) throws Exception {
+  public JournalStatus journalStatus(String eventId) throws Exception {
     return run(m -> m.journalStatus(eventId));
   }
 

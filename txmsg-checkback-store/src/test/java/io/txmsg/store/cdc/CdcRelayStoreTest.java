@@ -113,8 +113,8 @@ class CdcRelayStoreTest {
       assertThat(c1.getStatus()).isEqualTo(JournalStatus.SENT);
       assertThat(c1.getBrokerMessageId()).isEqualTo("m1");
       assertThat(c1.getSentAt()).isNotNull();
-      assertThat(status(store, "o1")).isEqualTo("PENDING");
-      assertThat(status(store, "x1")).isEqualTo("PENDING");
+      assertThat(status(store, "o1")).isEqualTo(JournalStatus.PENDING);
+      assertThat(status(store, "x1")).isEqualTo(JournalStatus.PENDING);
 
       assertThat(store.markDead(a, "c2", "TOO_LARGE", "refused")).isEqualTo(1);
       JournalRow c2 = journal.find("c2");
@@ -124,7 +124,7 @@ class CdcRelayStoreTest {
       assertThat(store.settledAmong(java.util.List.of("c1", "c2", "c3", "missing")))
           .as("SENT and DEAD are settled; PENDING and unknown rows are not")
           .containsExactlyInAnyOrder("c1", "c2");
-      assertThat(store.journalStatus("c3")).isEqualTo("PENDING");
+      assertThat(store.journalStatus("c3")).isEqualTo(JournalStatus.PENDING);
       assertThat(store.journalStatus("missing")).isNull();
 
       store.release(a);
@@ -132,7 +132,7 @@ class CdcRelayStoreTest {
       assertThat(b).isPresent();
       assertThat(store.markSent(a, Map.of("c3", "m4"))).as("fenced").isZero();
       assertThat(store.markDead(a, "c3", "X", "fenced")).isZero();
-      assertThat(status(store, "c3")).isEqualTo("PENDING");
+      assertThat(status(store, "c3")).isEqualTo(JournalStatus.PENDING);
     }
   }
 
@@ -160,7 +160,7 @@ class CdcRelayStoreTest {
     }
   }
 
-  private static String status(CdcRelayStore store, String eventId) throws Exception {
+  private static JournalStatus status(CdcRelayStore store, String eventId) throws Exception {
     return store.run(m -> m.journalStatus(eventId));
   }
 

@@ -1,33 +1,29 @@
 package io.txmsg.consumer.micrometer;
 
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
+import io.txmsg.api.MeterNames;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.consumer.ConsumerMetrics;
 import io.txmsg.consumer.ReplayResult;
+import io.txmsg.micrometer.MeterCache;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.springframework.beans.factory.BeanFactory;
 
 /**
  * The consumer's meters in Micrometer (docs/architecture.md, "Metrics"): {@code txmsg.consume}
  * (group, event_type, outcome), {@code txmsg.consume.latency} and {@code txmsg.consume.age}
- * (group), {@code txmsg.version.gap} (group), {@code txmsg.replay} (result). Never an eventId or
- * business key as a tag; meters are cached per tag combination. The only consumer package that
- * imports Micrometer.
+ * (group), {@code txmsg.version.gap} (group), {@code txmsg.replay} (result); the names are {@link
+ * MeterNames}'. Never an eventId or business key as a tag; meters are cached per tag combination.
+ * The only consumer package that imports Micrometer.
  */
 public final class MicrometerConsumerMetrics implements ConsumerMetrics {
-  private final MeterRegistry registry;
-  private final Map<String, Counter> counters = new ConcurrentHashMap<>();
-  private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+  private final MeterCache meters;
 
   public MicrometerConsumerMetrics(MeterRegistry registry) {
-    this.registry = registry;
+    this.meters = new MeterCache(registry);
   }
 
   /**
@@ -45,61 +41,47 @@ public final class MicrometerConsumerMetrics implements ConsumerMetrics {
       String group, String eventType, ConsumeOutcome outcome, long nanos, Instant originTime) {
     String type = eventType == null ? "unknown" : eventType;
     String result = outcome.name().toLowerCase(Locale.ROOT);
-    counters
-        .computeIfAbsent(
-            "consume|" + group + "|" + type + "|" + result,
-            k ->
-                Counter.builder("txmsg.consume")
-                    .description("Deliveries by outcome")
-                    .tag("group", group)
-                    .tag("event_type", type)
-                    .tag("outcome", result)
-                    .register(registry))
+    meters
+        .counter(
+            MeterNames.CONSUME,
+            "Deliveries by outcome",
+            "group",
+            group,
+            "event_type",
+            type,
+            "outcome",
+            result)
         .increment();
-    timer("txmsg.consume.latency", group, "Time to process one delivery")
+    meters
+        .timer(MeterNames.CONSUME_LATENCY, "Time to process one delivery", "group", group)
         .record(nanos, TimeUnit.NANOSECONDS);
     if (originTime != null) {
       Duration age = Duration.between(originTime, Instant.now());
-      timer("txmsg.consume.age", group, "Now minus the event's commit time at delivery")
+      meters
+          .timer(
+              MeterNames.CONSUME_AGE,
+              "Now minus the event's commit time at delivery",
+              "group",
+              group)
           .record(age.isNegative() ? Duration.ZERO : age);
     }
   }
 
   @Override
   public void gap(String group) {
-    counters
-        .computeIfAbsent(
-            "gap|" + group,
-            k ->
-                Counter.builder("txmsg.version.gap")
-                    .description("Deliveries held back by a version gap")
-                    .tag("group", group)
-                    .register(registry))
+    meters
+        .counter(MeterNames.VERSION_GAP, "Deliveries held back by a version gap", "group", group)
         .increment();
   }
 
   @Override
   public void replay(ReplayResult.Status status) {
-    String result = status.name().toLowerCase(Locale.ROOT);
-    counters
-        .computeIfAbsent(
-            "replay|" + result,
-            k ->
-                Counter.builder("txmsg.replay")
-                    .description("Replayed dead letters by result")
-                    .tag("result", result)
-                    .register(registry))
+    meters
+        .counter(
+            MeterNames.REPLAY,
+            "Replayed dead letters by result",
+            "result",
+            status.name().toLowerCase(Locale.ROOT))
         .increment();
-  }
-
-  private Timer timer(String name, String group, String description) {
-    return timers.computeIfAbsent(
-        name + "|" + group,
-        k ->
-            Timer.builder(name)
-                .description(description)
-                .tag("group", group)
-                .publishPercentileHistogram()
-                .register(registry));
   }
 }

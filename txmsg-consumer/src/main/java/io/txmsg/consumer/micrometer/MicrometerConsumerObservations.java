@@ -3,8 +3,10 @@ package io.txmsg.consumer.micrometer;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.transport.Kind;
-import io.micrometer.observation.transport.ReceiverContext;
+import io.txmsg.api.MeterNames;
 import io.txmsg.consumer.ConsumerObservations;
+import io.txmsg.micrometer.StartedObservation;
+import io.txmsg.micrometer.TraceHeaderContexts;
 import java.util.Map;
 import org.springframework.beans.factory.BeanFactory;
 
@@ -17,7 +19,8 @@ import org.springframework.beans.factory.BeanFactory;
  *
  * <p>Low-cardinality tags: {@code txmsg.group}, {@code txmsg.topic}, {@code txmsg.event_type},
  * {@code txmsg.replay}, {@code txmsg.outcome}; the eventId is a high-cardinality value (spans
- * only). Without micrometer-observation on the classpath nothing here is loaded.
+ * only). Without micrometer-observation on the classpath nothing here is loaded. What the
+ * producer's observations share with this one lives in txmsg-micrometer.
  */
 public final class MicrometerConsumerObservations implements ConsumerObservations {
   private final ObservationRegistry registry;
@@ -45,40 +48,23 @@ public final class MicrometerConsumerObservations implements ConsumerObservation
       String eventId,
       boolean replay,
       Map<String, String> headers) {
-    ReceiverContext<Map<String, String>> context =
-        new ReceiverContext<>(
-            (carrier, key) -> carrier == null ? null : carrier.get(key), Kind.CONSUMER);
-    context.setCarrier(headers);
-    context.setRemoteServiceName("rocketmq");
-    Observation o =
-        Observation.createNotStarted("txmsg.consume", () -> context, registry)
+    return new Started(
+        Observation.createNotStarted(
+                MeterNames.OBSERVE_CONSUME,
+                () -> TraceHeaderContexts.receiving(headers, Kind.CONSUMER),
+                registry)
             .contextualName(topic + " consume")
             .lowCardinalityKeyValue("txmsg.group", group)
             .lowCardinalityKeyValue("txmsg.topic", String.valueOf(topic))
             .lowCardinalityKeyValue("txmsg.event_type", String.valueOf(eventType))
             .lowCardinalityKeyValue("txmsg.replay", Boolean.toString(replay))
-            .highCardinalityKeyValue("txmsg.event_id", String.valueOf(eventId));
-    o.start();
-    Observation.Scope scope = o.openScope();
-    return new Observed() {
-      private String outcome = "unknown";
+            .highCardinalityKeyValue("txmsg.event_id", String.valueOf(eventId)));
+  }
 
-      @Override
-      public void outcome(String value) {
-        outcome = value;
-      }
-
-      @Override
-      public void error(Throwable error) {
-        o.error(error);
-      }
-
-      @Override
-      public void close() {
-        o.lowCardinalityKeyValue("txmsg.outcome", outcome);
-        scope.close();
-        o.stop();
-      }
-    };
+  /** The shared started observation, as the consumer's {@link Observed}. */
+  private static final class Started extends StartedObservation implements Observed {
+    Started(Observation observation) {
+      super(observation);
+    }
   }
 }

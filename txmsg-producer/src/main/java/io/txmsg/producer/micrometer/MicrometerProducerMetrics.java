@@ -4,6 +4,8 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.txmsg.api.MeterNames;
+import io.txmsg.micrometer.MeterCache;
 import io.txmsg.producer.ProducerMetrics;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,17 +14,17 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.springframework.beans.factory.BeanFactory;
 
 /**
- * The producer's meters in Micrometer, with the names docs/architecture.md ("Metrics") fixes. Tags
- * are bounded (destination, event type, result, resolution, reason): never an eventId or a business
- * key. Meters are created once per tag combination and cached, so recording does not allocate. The
- * only producer package that imports Micrometer: without micrometer-core on the classpath nothing
- * here is loaded.
+ * The producer's meters in Micrometer, with the names docs/architecture.md ("Metrics") fixes
+ * ({@link MeterNames}). Tags are bounded (destination, event type, result, resolution, reason):
+ * never an eventId or a business key. Meters are created once per tag combination and cached, so
+ * recording does not allocate. The only producer package that imports Micrometer: without
+ * micrometer-core on the classpath nothing here is loaded.
  */
 public final class MicrometerProducerMetrics implements ProducerMetrics {
   private final MeterRegistry registry;
   private final Map<String, AtomicLong> pending = new ConcurrentHashMap<>();
   private final Map<String, AtomicLong> oldestSeconds = new ConcurrentHashMap<>();
-  private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+  private final MeterCache meters;
   private final Timer checkbackLatency;
   private final Counter republished;
   private final Counter leaseExpired;
@@ -31,20 +33,21 @@ public final class MicrometerProducerMetrics implements ProducerMetrics {
   /** Metrics into {@code registry}. */
   public MicrometerProducerMetrics(MeterRegistry registry) {
     this.registry = registry;
+    this.meters = new MeterCache(registry);
     this.checkbackLatency =
-        Timer.builder("txmsg.checkback.latency")
+        Timer.builder(MeterNames.CHECKBACK_LATENCY)
             .description("Time to answer one broker check-back")
             .publishPercentileHistogram()
             .register(registry);
     this.republished =
-        Counter.builder("txmsg.reconcile.republished")
+        Counter.builder(MeterNames.RECONCILE_REPUBLISHED)
             .description("Journal rows the reconciler published again")
             .register(registry);
     this.leaseExpired =
-        Counter.builder("txmsg.lease.expired")
+        Counter.builder(MeterNames.LEASE_EXPIRED)
             .description("SENDING rows found with an expired lease and taken over")
             .register(registry);
-    Gauge.builder("txmsg.journal.blocked", blocked, AtomicLong::get)
+    Gauge.builder(MeterNames.JOURNAL_BLOCKED, blocked, AtomicLong::get)
         .description(
             "Unsent FIFO rows held back by a DEAD lower version of their aggregate (alert on > 0)")
         .baseUnit("rows")
@@ -72,45 +75,41 @@ public final class MicrometerProducerMetrics implements ProducerMetrics {
 
   @Override
   public void send(String destination, String eventType, String result) {
-    counters
-        .computeIfAbsent(
-            "send|" + destination + "|" + eventType + "|" + result,
-            k ->
-                Counter.builder("txmsg.send")
-                    .description("Half-message commits and republishes by result")
-                    .tag("destination", destination)
-                    .tag("event_type", eventType)
-                    .tag("result", result)
-                    .register(registry))
+    meters
+        .counter(
+            MeterNames.SEND,
+            "Half-message commits and republishes by result",
+            "destination",
+            destination,
+            "event_type",
+            eventType,
+            "result",
+            result)
         .increment();
   }
 
   @Override
   public void checkback(String resolution, String reason, long nanos) {
-    counters
-        .computeIfAbsent(
-            "checkback|" + resolution + "|" + reason,
-            k ->
-                Counter.builder("txmsg.checkback")
-                    .description("Check-back answers by resolution and reason")
-                    .tag("resolution", resolution)
-                    .tag("reason", reason)
-                    .register(registry))
+    meters
+        .counter(
+            MeterNames.CHECKBACK,
+            "Check-back answers by resolution and reason",
+            "resolution",
+            resolution,
+            "reason",
+            reason)
         .increment();
     checkbackLatency.record(nanos, TimeUnit.NANOSECONDS);
   }
 
   @Override
   public void givenUp(String outcome) {
-    counters
-        .computeIfAbsent(
-            "givenUp|" + outcome,
-            k ->
-                Counter.builder("txmsg.giveup")
-                    .description(
-                        "Half messages the broker stopped checking, by what the give-up drain did")
-                    .tag("outcome", outcome)
-                    .register(registry))
+    meters
+        .counter(
+            MeterNames.GIVEUP,
+            "Half messages the broker stopped checking, by what the give-up drain did",
+            "outcome",
+            outcome)
         .increment();
   }
 
@@ -135,14 +134,14 @@ public final class MicrometerProducerMetrics implements ProducerMetrics {
   public void journalBacklog(String destination, long pendingRows, long oldestAgeSeconds) {
     gauge(
             pending,
-            "txmsg.journal.pending",
+            MeterNames.JOURNAL_PENDING,
             destination,
             null,
             "Journal rows not yet confirmed delivered (PENDING, SENDING, RETRY)")
         .set(pendingRows);
     gauge(
             oldestSeconds,
-            "txmsg.journal.oldest.age",
+            MeterNames.JOURNAL_OLDEST_AGE,
             destination,
             "seconds",
             "Age in seconds of the oldest unconfirmed journal row")

@@ -3,8 +3,9 @@ package io.txmsg.producer.micrometer;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.transport.Kind;
-import io.micrometer.observation.transport.ReceiverContext;
-import io.micrometer.observation.transport.SenderContext;
+import io.txmsg.api.MeterNames;
+import io.txmsg.micrometer.StartedObservation;
+import io.txmsg.micrometer.TraceHeaderContexts;
 import io.txmsg.producer.ProducerObservations;
 import java.util.Map;
 import org.springframework.beans.factory.BeanFactory;
@@ -21,7 +22,8 @@ import org.springframework.beans.factory.BeanFactory;
  * <p>Low-cardinality tags: {@code txmsg.topic}, {@code txmsg.event_type}, {@code txmsg.mode} or
  * {@code txmsg.kind}, {@code txmsg.outcome}; the eventId is a high-cardinality value (spans only,
  * never a meter tag). The only producer class besides the metrics that imports Micrometer: without
- * micrometer-observation on the classpath nothing here is loaded.
+ * micrometer-observation on the classpath nothing here is loaded. What the consumer's observations
+ * share with these (the started observation, the header contexts) lives in txmsg-micrometer.
  */
 public final class MicrometerProducerObservations implements ProducerObservations {
   private final ObservationRegistry registry;
@@ -48,83 +50,51 @@ public final class MicrometerProducerObservations implements ProducerObservation
       String eventId,
       String mode,
       Map<String, String> traceHeaders) {
-    SenderContext<Map<String, String>> context =
-        new SenderContext<>(
-            (carrier, key, value) -> {
-              if (carrier != null) {
-                carrier.put(key, value);
-              }
-            },
-            Kind.PRODUCER);
-    context.setCarrier(traceHeaders);
-    context.setRemoteServiceName("rocketmq");
-    Observation o =
-        Observation.createNotStarted("txmsg.execute", () -> context, registry)
+    return new Started(
+        Observation.createNotStarted(
+                MeterNames.OBSERVE_EXECUTE,
+                () -> TraceHeaderContexts.sending(traceHeaders),
+                registry)
             .contextualName(topic + " execute")
             .lowCardinalityKeyValue("txmsg.topic", topic)
             .lowCardinalityKeyValue("txmsg.event_type", eventType)
             .lowCardinalityKeyValue("txmsg.mode", mode)
-            .highCardinalityKeyValue("txmsg.event_id", eventId);
-    return started(o);
+            .highCardinalityKeyValue("txmsg.event_id", eventId));
   }
 
   @Override
   public Observed publish(
       String topic, String eventType, String eventId, String kind, Map<String, String> stored) {
-    Observation o =
-        Observation.createNotStarted("txmsg.publish", () -> restoring(stored), registry)
+    return new Started(
+        Observation.createNotStarted(
+                MeterNames.OBSERVE_PUBLISH,
+                () -> TraceHeaderContexts.receiving(stored, Kind.PRODUCER),
+                registry)
             .contextualName(topic + " publish")
             .lowCardinalityKeyValue("txmsg.topic", topic)
             .lowCardinalityKeyValue("txmsg.event_type", eventType)
             .lowCardinalityKeyValue("txmsg.kind", kind)
-            .highCardinalityKeyValue("txmsg.event_id", eventId);
-    return started(o);
+            .highCardinalityKeyValue("txmsg.event_id", eventId));
   }
 
   @Override
   public Observed checkback(
       String topic, String eventType, String eventId, Map<String, String> headers) {
-    Observation o =
-        Observation.createNotStarted("txmsg.checkback", () -> restoring(headers), registry)
+    return new Started(
+        Observation.createNotStarted(
+                MeterNames.OBSERVE_CHECKBACK,
+                () -> TraceHeaderContexts.receiving(headers, Kind.PRODUCER),
+                registry)
             .contextualName(topic + " checkback")
             .lowCardinalityKeyValue("txmsg.topic", String.valueOf(topic))
             .lowCardinalityKeyValue("txmsg.event_type", String.valueOf(eventType))
-            .highCardinalityKeyValue("txmsg.event_id", String.valueOf(eventId));
-    return started(o);
+            .highCardinalityKeyValue("txmsg.event_id", String.valueOf(eventId)));
   }
 
-  /** A receiver context of kind PRODUCER: its parent is read from {@code headers}. */
-  private static ReceiverContext<Map<String, String>> restoring(Map<String, String> headers) {
-    ReceiverContext<Map<String, String>> context =
-        new ReceiverContext<>(
-            (carrier, key) -> carrier == null ? null : carrier.get(key), Kind.PRODUCER);
-    context.setCarrier(headers);
-    context.setRemoteServiceName("rocketmq");
-    return context;
-  }
-
-  private static Observed started(Observation o) {
-    o.start();
-    Observation.Scope scope = o.openScope();
-    return new Observed() {
-      private String outcome = "unknown";
-
-      @Override
-      public void outcome(String value) {
-        outcome = value;
-      }
-
-      @Override
-      public void error(Throwable error) {
-        o.error(error);
-      }
-
-      @Override
-      public void close() {
-        o.lowCardinalityKeyValue("txmsg.outcome", outcome);
-        scope.close();
-        o.stop();
-      }
-    };
+  /** The shared started observation, as the producer's {@link Observed}. */
+  private static final class Started extends StartedObservation implements Observed {
+    Started(Observation observation) {
+      super(observation);
+    }
   }
 }

@@ -137,10 +137,6 @@ final class RemotingProducerChannel implements ProducerChannel {
   }
 
   private static final class RemotingHalfMessage implements HalfMessage {
-    /** The queue of a message group: a stable hash over the topic's write queues. */
-    private static final MessageQueueSelector BY_GROUP =
-        (queues, msg, group) -> queues.get(Math.floorMod(group.hashCode(), queues.size()));
-
     private final TransactionMQProducer producer;
     private final Message msg;
     private final SendResult result;
