@@ -6,6 +6,7 @@ import io.txmsg.store.journal.Journal;
 import io.txmsg.store.journal.JournalClaims;
 import io.txmsg.store.journal.JournalRow;
 import io.txmsg.store.journal.PublishMode;
+import io.txmsg.transport.Backoff;
 import io.txmsg.transport.EnvelopeCodec;
 import io.txmsg.transport.HalfMessage;
 import io.txmsg.transport.ProducerChannel;
@@ -19,7 +20,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -415,14 +415,9 @@ public final class Reconciler {
   }
 
   long backoffMillis(int retryCount) {
-    long initial = settings.retryBackoffInitial().toMillis();
-    long max = settings.retryBackoffMax().toMillis();
-    long base = initial << Math.min(retryCount, 30);
-    if (base <= 0 || base > max) {
-      base = max;
-    }
-    double jitter = 0.8 + ThreadLocalRandom.current().nextDouble() * 0.4;
-    return Math.max(1, (long) (base * jitter));
+    // retryCount failures so far, this one included as retryCount + 1: initial × 2^retryCount.
+    return Backoff.exponential(settings.retryBackoffInitial(), settings.retryBackoffMax())
+        .millis(retryCount + 1);
   }
 
   private int deadTooOld() throws Exception {
