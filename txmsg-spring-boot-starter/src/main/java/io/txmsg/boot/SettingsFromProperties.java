@@ -103,6 +103,12 @@ final class SettingsFromProperties {
               p.getPublishAfter(),
               s::publishAfter);
           f.set(
+              "cdc-fallback-after",
+              s.cdcFallbackAfter(),
+              d.cdcFallbackAfter(),
+              p.getCdcFallbackAfter(),
+              s::cdcFallbackAfter);
+          f.set(
               "max-payload-bytes",
               s.maxPayloadBytes(),
               d.maxPayloadBytes(),

@@ -200,6 +200,13 @@ public class TxmsgProperties {
      */
     private Duration publishAfter = Duration.ofSeconds(5);
 
+    /**
+     * delivery-mode CDC: a row the CDC relay has not recorded SENT this long after it was written
+     * is sent by the reconciler, whatever the relay's state (at least 1 s; keep it above the
+     * relay's normal lag).
+     */
+    private Duration cdcFallbackAfter = Duration.ofSeconds(60);
+
     /** Largest payload accepted after serialization and sanitizing (at most 4 MiB). */
     private int maxPayloadBytes = 1048576;
 
@@ -325,6 +332,14 @@ public class TxmsgProperties {
 
     public void setPublishAfter(Duration publishAfter) {
       this.publishAfter = publishAfter;
+    }
+
+    public Duration getCdcFallbackAfter() {
+      return cdcFallbackAfter;
+    }
+
+    public void setCdcFallbackAfter(Duration cdcFallbackAfter) {
+      this.cdcFallbackAfter = cdcFallbackAfter;
     }
 
     public int getMaxPayloadBytes() {
