@@ -69,8 +69,16 @@ class RunbookCommandsTest {
                 line.replace("<eventId>,<eventId>", "e2")
                     .replace("<eventId>", "e1")
                     .replace("<businessKey>", "order-1001")
-                    .replace("<requestId>", "r1"));
+                    .replace("<requestId>", "r1")
+                    .replace("<storeId>", "default"));
         Cli.Run run = cli.run(args);
+        if (line.startsWith("cdc ")) {
+          // This database is H2, which has no change log: the command must get as far as saying
+          // so (its options parsed). CdcCommandTest runs the cdc commands on MariaDB and
+          // PostgreSQL.
+          assertThat(run.all()).as(line).contains("H2, which has no change log");
+          continue;
+        }
         assertThat(run.exitCode())
             .as("%s%n%s", line, run.all())
             .isIn(TxmsgCli.OK, TxmsgCli.FINDINGS);
