@@ -45,13 +45,17 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.mybatis.spring.SqlSessionTemplate;
 import org.mybatis.spring.transaction.SpringManagedTransactionFactory;
+import org.springframework.core.Ordered;
+import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.UnexpectedRollbackException;
 import org.springframework.transaction.support.AbstractPlatformTransactionManager;
 import org.springframework.transaction.support.DefaultTransactionStatus;
+import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -598,6 +602,171 @@ class JoinedPublishTest {
       return h.attemptStatesOf(eventId).equals(List.of("FENCED"));
     } catch (Exception e) {
       throw new IllegalStateException(e);
+    }
+  }
+
+  @ParameterizedTest(name = "{0} {1} {2}")
+  @MethodSource("cases")
+  @Order(11)
+  void springsRollbackOnlyMarkRollsThePublishBackAndTheCommitThrows(
+      DeliveryMode mode, TestTransport transport, TestDatabase kind) throws Exception {
+    ProducerHarness h = harness(mode, transport, kind);
+    DataSourceTransactionManager tm = new DataSourceTransactionManager(h.db.dataSource());
+    TransactionTemplate inner = new TransactionTemplate(tm); // REQUIRED: joins the caller's
+    String id = id();
+    // An inner REQUIRED scope fails after the publish and the caller catches its exception:
+    // Spring marks the whole transaction rollback-only, and the caller's commit rolls back.
+    assertThatThrownBy(
+            () ->
+                new TransactionTemplate(tm)
+                    .executeWithoutResult(
+                        st -> {
+                          pay(h, id, 10);
+                          h.txmsg.template().publish(h.message(id, 10));
+                          try {
+                            inner.executeWithoutResult(
+                                in -> {
+                                  throw new IllegalStateException("stock reservation failed");
+                                });
+                          } catch (IllegalStateException caught) {
+                            // swallowed: the caller returns normally
+                          }
+                        }))
+        .isInstanceOf(UnexpectedRollbackException.class);
+    mustNotArrive(h, "evt-" + id);
+
+    // The caller marks its own transaction rollback-only: Spring rolls back without an exception.
+    String marked = id();
+    new TransactionTemplate(tm)
+        .executeWithoutResult(
+            st -> {
+              pay(h, marked, 10);
+              h.txmsg.template().publish(h.message(marked, 10));
+              st.setRollbackOnly();
+            });
+    mustNotArrive(h, "evt-" + marked);
+    for (String rolledBack : List.of(id, marked)) {
+      assertThat(h.paymentExists(rolledBack)).isFalse();
+      assertThat(h.journal("evt-" + rolledBack)).isNull();
+      // HALF_MESSAGE: settled after the rollback on a connection of its own, the half rolled
+      // back; OUTBOX: the journal row was the only row, and it went with the transaction.
+      assertThat(h.attemptStatesOf("evt-" + rolledBack))
+          .isEqualTo(mode == DeliveryMode.HALF_MESSAGE ? List.of("ROLLED_BACK") : List.of());
+    }
+  }
+
+  /** A caller's synchronization whose beforeCommit inserts a payment id that already exists. */
+  private static TransactionSynchronization duplicatePaymentBeforeCommit(
+      ProducerHarness h, String takenId, int order, boolean swallow) {
+    return new TransactionSynchronization() {
+      @Override
+      public int getOrder() {
+        return order;
+      }
+
+      @Override
+      public void beforeCommit(boolean readOnly) {
+        try {
+          pay(h, takenId, 99); // same connection (the transaction's), duplicate key
+        } catch (DataIntegrityViolationException failed) {
+          if (!swallow) {
+            throw failed;
+          }
+        }
+      }
+    };
+  }
+
+  @ParameterizedTest(name = "{0} {1} {2}")
+  @MethodSource("cases")
+  @Order(12)
+  void aLaterSynchronizationsFailingStatementFailsTheCommitAndNothingIsDelivered(
+      DeliveryMode mode, TestTransport transport, TestDatabase kind) throws Exception {
+    ProducerHarness h = harness(mode, transport, kind);
+    String taken = id();
+    pay(h, taken, 1); // committed at once (no transaction): the key the synchronization reuses
+    String id = id();
+    assertThatThrownBy(
+            () ->
+                tx(h)
+                    .executeWithoutResult(
+                        st -> {
+                          pay(h, id, 10);
+                          h.txmsg.template().publish(h.message(id, 10));
+                          // Default order, registered after txmsg's: its beforeCommit runs
+                          // after the self-check.
+                          TransactionSynchronizationManager.registerSynchronization(
+                              duplicatePaymentBeforeCommit(
+                                  h, taken, Ordered.LOWEST_PRECEDENCE, false));
+                        }))
+        .isInstanceOf(DataIntegrityViolationException.class);
+    mustNotArrive(h, "evt-" + id);
+    assertThat(h.paymentExists(id)).isFalse();
+    assertThat(h.journal("evt-" + id)).isNull();
+    assertThat(h.attemptStatesOf("evt-" + id))
+        .isEqualTo(mode == DeliveryMode.HALF_MESSAGE ? List.of("ROLLED_BACK") : List.of());
+  }
+
+  @ParameterizedTest(name = "{0} {1} {2}")
+  @MethodSource("cases")
+  @Order(13)
+  void aSynchronizationSwallowingItsFailedStatementIsCaughtOnlyBeforeTheSelfCheckOnPostgres(
+      DeliveryMode mode, TestTransport transport, TestDatabase kind) throws Exception {
+    ProducerHarness h = harness(mode, transport, kind);
+    String taken = id();
+    pay(h, taken, 1);
+    // Ordered before txmsg's synchronization: its failure precedes the self-check.
+    String earlier = id();
+    Runnable earlierTx =
+        () ->
+            tx(h)
+                .executeWithoutResult(
+                    st -> {
+                      pay(h, earlier, 10);
+                      h.txmsg.template().publish(h.message(earlier, 10));
+                      TransactionSynchronizationManager.registerSynchronization(
+                          duplicatePaymentBeforeCommit(h, taken, 0, true));
+                    });
+    // Default order, registered after txmsg's: its failure follows the self-check.
+    String later = id();
+    Runnable laterTx =
+        () ->
+            tx(h)
+                .executeWithoutResult(
+                    st -> {
+                      pay(h, later, 10);
+                      h.txmsg.template().publish(h.message(later, 10));
+                      TransactionSynchronizationManager.registerSynchronization(
+                          duplicatePaymentBeforeCommit(h, taken, Ordered.LOWEST_PRECEDENCE, true));
+                    });
+    if (kind == TestDatabase.POSTGRESQL) {
+      // The failed statement aborted the whole transaction. Before the self-check, the check's
+      // own statement fails: the commit throws, nothing is delivered.
+      assertThatThrownBy(earlierTx::run)
+          .isInstanceOf(TransactionRolledBackException.class)
+          .hasMessageContaining("self-check");
+      mustNotArrive(h, "evt-" + earlier);
+      assertThat(h.paymentExists(earlier)).isFalse();
+      assertThat(h.journal("evt-" + earlier)).isNull();
+      assertThat(h.attemptStatesOf("evt-" + earlier))
+          .isEqualTo(mode == DeliveryMode.HALF_MESSAGE ? List.of("ROLLED_BACK") : List.of());
+      // After the self-check nothing of txmsg's looks: the driver's commit of the aborted
+      // transaction returns normally while the server rolls it back, so Spring reports a commit
+      // and the event goes out without the rows (and the facts) it was published with.
+      laterTx.run();
+      awaitDelivered(h, "evt-" + later);
+      assertThat(h.paymentExists(later)).isFalse();
+      assertThat(h.journal("evt-" + later)).isNull();
+    } else {
+      // H2 and MariaDB roll back the failed statement only: the rest commits, the event with it,
+      // wherever the synchronization runs.
+      earlierTx.run();
+      laterTx.run();
+      for (String committed : List.of(earlier, later)) {
+        assertThat(h.paymentExists(committed)).isTrue();
+        assertThat(h.journal("evt-" + committed)).isNotNull();
+        awaitDelivered(h, "evt-" + committed);
+      }
     }
   }
 
