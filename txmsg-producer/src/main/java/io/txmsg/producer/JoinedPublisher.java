@@ -579,15 +579,67 @@ final class JoinedPublisher {
       }
     }
 
+    /**
+     * Spring reports COMMITTED once the JDBC commit returned, which is not proof that the rows
+     * committed: PostgreSQL answers the COMMIT of a transaction a later synchronization aborted
+     * (and swallowed) with a rollback the driver reports as success, and a MariaDB deadlock after
+     * the self-check restarts the transaction without the rows. So the rows are read back, on a
+     * pool connection, before anything goes out: a row that did not commit is never delivered.
+     */
     private void committed(Entry e) {
       if (e.stage != Stage.WRITTEN) {
         return; // a duplicate: nothing of it is delivered (its half was rolled back)
       }
+      JournalRow row = e.row;
       if (!e.half) {
-        publisher.publish(e.message, e.row);
+        JournalRow stored;
+        try {
+          stored = journal.find(row.getEventId());
+        } catch (Exception x) {
+          // Unreadable now: the reconciler sends the row after publishAfter if it committed.
+          log.warn(
+              "could not read back eventId={} after commit: {} (the reconciler sends it if it"
+                  + " committed)",
+              row.getEventId(),
+              x.toString());
+          return;
+        }
+        if (stored == null || !row.getAttemptId().equals(stored.getAttemptId())) {
+          log.error(
+              "eventId={} attemptId={}: the transaction was reported committed but its journal"
+                  + " row is not there (rolled back by the database after txmsg's pre-commit"
+                  + " check); nothing is sent",
+              row.getEventId(),
+              row.getAttemptId());
+          return;
+        }
+        publisher.publish(e.message, row);
         return;
       }
-      commitHalf(e);
+      AttemptState state;
+      try {
+        state = attempts.read(row.getAttemptId());
+      } catch (Exception x) {
+        log.warn(
+            "could not read back attemptId={} eventId={} after commit: {} (the check-back settles"
+                + " its half message)",
+            row.getAttemptId(),
+            row.getEventId(),
+            x.toString());
+        return;
+      }
+      if (state == AttemptState.COMMITTED) {
+        commitHalf(e);
+      } else {
+        log.error(
+            "eventId={} attemptId={}: the transaction was reported committed but its attempt row is"
+                + " {} (rolled back by the database after txmsg's pre-commit check); the half"
+                + " message is rolled back",
+            row.getEventId(),
+            row.getAttemptId(),
+            state == null ? "not there" : state);
+        settle(e, false);
+      }
     }
 
     private void commitHalf(Entry e) {
