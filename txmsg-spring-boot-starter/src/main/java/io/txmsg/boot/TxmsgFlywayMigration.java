@@ -1,11 +1,8 @@
 package io.txmsg.boot;
 
 import io.txmsg.store.Dialect;
-import io.txmsg.store.TxmsgStore;
-import io.txmsg.store.schema.SchemaMigrator;
 import io.txmsg.store.schema.SchemaScripts;
 import io.txmsg.store.schema.SchemaStatus;
-import java.sql.Connection;
 import java.util.Map;
 import java.util.Set;
 import javax.sql.DataSource;
@@ -50,22 +47,10 @@ final class TxmsgFlywayMigration implements InitializingBean {
   }
 
   private void migrate(String prefix) throws Exception {
-    Dialect dialect;
-    try (Connection c = dataSource.getConnection()) {
-      dialect = Dialect.detect(c);
-    }
-    SchemaStatus status = new SchemaMigrator(dataSource, TxmsgStore.of(dialect, prefix)).check();
-    if (status.installed() > 0 && !status.versionRow()) {
-      throw new IllegalStateException(
-          "txmsg Flyway: the tables with prefix "
-              + prefix
-              + " were installed by a release before schema versions ("
-              + status.describe()
-              + "); run `txmsg schema apply --prefix "
-              + prefix
-              + "` once (it records the version Flyway starts from), or set"
-              + " txmsg.flyway.enabled=false");
-    }
+    SchemaBeforeMigration checked =
+        SchemaBeforeMigration.check(dataSource, prefix, "Flyway", "txmsg.flyway.enabled");
+    Dialect dialect = checked.dialect();
+    SchemaStatus status = checked.status();
     String history = history(prefix);
     MigrateResult result =
         Flyway.configure()

@@ -57,22 +57,10 @@ final class TxmsgLiquibaseMigration implements InitializingBean {
   }
 
   private void migrate(String prefix) throws Exception {
-    Dialect dialect;
-    try (Connection c = dataSource.getConnection()) {
-      dialect = Dialect.detect(c);
-    }
-    SchemaStatus status = new SchemaMigrator(dataSource, TxmsgStore.of(dialect, prefix)).check();
-    if (status.installed() > 0 && !status.versionRow()) {
-      throw new IllegalStateException(
-          "txmsg Liquibase: the tables with prefix "
-              + prefix
-              + " were installed by a release before schema versions ("
-              + status.describe()
-              + "); run `txmsg schema apply --prefix "
-              + prefix
-              + "` once (it records the version Liquibase starts from), or set"
-              + " txmsg.liquibase.enabled=false");
-    }
+    SchemaBeforeMigration checked =
+        SchemaBeforeMigration.check(dataSource, prefix, "Liquibase", "txmsg.liquibase.enabled");
+    Dialect dialect = checked.dialect();
+    SchemaStatus status = checked.status();
     try (Connection c = dataSource.getConnection()) {
       Database database =
           DatabaseFactory.getInstance().findCorrectDatabaseImplementation(new JdbcConnection(c));
