@@ -53,6 +53,9 @@ public final class Reconciler {
   private volatile ExecutorService senders;
   private volatile boolean closed;
 
+  /** The settings' retry backoff (they are sealed, so built once). */
+  private final Backoff retryBackoff;
+
   Reconciler(
       DataSource dataSource,
       TxmsgStore store,
@@ -65,6 +68,8 @@ public final class Reconciler {
     this.journal = new Journal(dataSource, store);
     this.claims = new JournalClaims(dataSource, store, settings.storeId());
     this.settings = settings;
+    this.retryBackoff =
+        Backoff.exponential(settings.retryBackoffInitial(), settings.retryBackoffMax());
     this.producer = producer;
   }
 
@@ -416,8 +421,7 @@ public final class Reconciler {
 
   long backoffMillis(int retryCount) {
     // retryCount failures so far, this one included as retryCount + 1: initial × 2^retryCount.
-    return Backoff.exponential(settings.retryBackoffInitial(), settings.retryBackoffMax())
-        .millis(retryCount + 1);
+    return retryBackoff.millis(retryCount + 1);
   }
 
   private int deadTooOld() throws Exception {
