@@ -241,6 +241,11 @@ class ReconcilerTest {
             .as(id)
             .isTrue();
       }
+      // SENT says the confirm group read the message from the topic; the test's observer is a
+      // separate consumer group and may see it later (CI 2026-12-06: 0 deliveries 1 s after SENT).
+      for (String id : ids) {
+        assertThat(await(Duration.ofSeconds(60), () -> h.deliveryCount(id) >= 1)).as(id).isTrue();
+      }
       Thread.sleep(1000);
       for (String id : ids) {
         assertThat(h.deliveryCount(id)).as(id).isEqualTo(1);

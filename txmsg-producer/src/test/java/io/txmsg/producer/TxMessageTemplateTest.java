@@ -307,6 +307,7 @@ class TxMessageTemplateTest {
     assertThat(retry.valueIfKnown()).isEmpty();
     assertThat(runs.get()).isEqualTo(1);
     assertThat(h.attemptState(retry.attemptId())).isEqualTo("ROLLED_BACK");
+    assertThat(await(Duration.ofSeconds(30), () -> h.deliveryCount("evt-" + id) >= 1)).isTrue();
     Thread.sleep(quiet(h).toMillis());
     assertThat(h.deliveryCount("evt-" + id)).isEqualTo(1);
   }
