@@ -121,6 +121,7 @@ public class TxmsgHealthIndicator implements HealthIndicator {
       if (s.lastFailure() != null && s.state() != TxmsgRuntimeStatus.State.RUNNING) {
         detail.put("lastFailure", s.lastFailure().toString());
       }
+      detail.putAll(r.details());
       h.withDetail(r.name(), detail);
     }
     return h;

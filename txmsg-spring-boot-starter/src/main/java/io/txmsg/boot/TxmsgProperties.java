@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 /**
  * The {@code txmsg.*} properties of a Spring Boot application: one property per public setting of
@@ -25,6 +26,7 @@ public class TxmsgProperties {
   private final Health health = new Health();
   private final Flyway flyway = new Flyway();
   private final Liquibase liquibase = new Liquibase();
+  @NestedConfigurationProperty private final TxmsgCdcProperties cdc = new TxmsgCdcProperties();
 
   public Broker getBroker() {
     return broker;
@@ -48,6 +50,11 @@ public class TxmsgProperties {
 
   public Liquibase getLiquibase() {
     return liquibase;
+  }
+
+  /** {@code txmsg.cdc.*}: the CDC relay (with txmsg-cdc on the class path). */
+  public TxmsgCdcProperties getCdc() {
+    return cdc;
   }
 
   /** Which JSON mapper turns payload objects into bytes or back. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.txmsg.cdc.CdcRelaySettings;
 import io.txmsg.consumer.ConsumerGroupConfig;
 import io.txmsg.consumer.TxConsumerSettings;
 import io.txmsg.producer.TxProducerSettings;
@@ -133,6 +134,65 @@ class TxmsgPropertiesCoverageTest {
     assertThat(compared).as("properties compared").isGreaterThanOrEqualTo(37);
   }
 
+  /** The CDC relay's settings: each is a {@code txmsg.cdc.*} property. */
+  private static final Map<String, List<String>> CDC_PROPERTIES =
+      Map.of(
+          "withQueue", List.of("max-batch-size", "max-queue-size", "max-queue-bytes"),
+          "withBackoff", List.of("backoff-initial", "backoff-max"),
+          "withSentBatching", List.of("sent-batch-size", "sent-linger"),
+          "withPublication", List.of("publication-name", "create-publication"));
+
+  /** txmsg.cdc.* properties that are the starter's own, or whose default is computed. */
+  private static final Set<String> CDC_NO_SETTINGS_DEFAULT =
+      Set.of(
+          "txmsg.cdc.enabled",
+          "txmsg.cdc.jdbc-url",
+          "txmsg.cdc.username",
+          "txmsg.cdc.password",
+          "txmsg.cdc.metrics-interval",
+          "txmsg.cdc.slot-name",
+          "txmsg.cdc.publication-name");
+
+  @Test
+  void everyCdcRelaySettingIsAPropertyWithTheSettingsDefault() throws Exception {
+    Map<String, JsonNode> metadata = metadata();
+    List<String> missing = new ArrayList<>();
+    for (Method m : setters(CdcRelaySettings.class)) {
+      List<String> names =
+          CDC_PROPERTIES.getOrDefault(
+              m.getName(), List.of(kebab(m.getName().substring("with".length()))));
+      for (String n : names) {
+        if (!metadata.containsKey("txmsg.cdc." + n)) {
+          missing.add(m.getName() + " (expected txmsg.cdc." + n + ")");
+        }
+      }
+    }
+    assertThat(missing).as("CDC relay settings without a txmsg.cdc.* property").isEmpty();
+
+    CdcRelaySettings defaults = CdcRelaySettings.defaults();
+    Map<String, String> wrong = new TreeMap<>();
+    int compared = 0;
+    for (Map.Entry<String, JsonNode> e : metadata.entrySet()) {
+      String name = e.getKey();
+      if (!name.startsWith("txmsg.cdc.") || CDC_NO_SETTINGS_DEFAULT.contains(name)) {
+        continue;
+      }
+      Method getter =
+          CdcRelaySettings.class.getMethod(camel(name.substring("txmsg.cdc.".length())));
+      Object expected = getter.invoke(defaults);
+      JsonNode defaultValue = e.getValue().get("defaultValue");
+      Object actual = defaultValue == null ? null : parse(defaultValue, getter.getReturnType());
+      if (!expected.equals(actual)) {
+        wrong.put(name, "metadata " + defaultValue + ", settings " + expected);
+      }
+      compared++;
+    }
+    assertThat(wrong)
+        .as("txmsg.cdc.* defaults that differ from CdcRelaySettings.defaults()")
+        .isEmpty();
+    assertThat(compared).as("txmsg.cdc.* properties compared").isGreaterThanOrEqualTo(14);
+  }
+
   /** The setters of {@code type} that no property under {@code prefix} covers. */
   private static List<String> missing(Class<?> type, String prefix, Map<String, String> renamed)
       throws Exception {
@@ -185,6 +245,9 @@ class TxmsgPropertiesCoverageTest {
     }
     if (type == int.class) {
       return value.asInt();
+    }
+    if (type == long.class) {
+      return value.asLong();
     }
     if (type == boolean.class) {
       return value.asBoolean();
