@@ -34,6 +34,7 @@ import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
@@ -51,8 +52,14 @@ import org.springframework.core.env.StandardEnvironment;
 class CdcRelayStarterTest {
   private static final String SLOT_PREFIX = "txmsg_cdc_boot_";
 
-  static Stream<TestDatabase> logDatabases() {
-    return TestDatabases.list().stream().filter(d -> d != TestDatabase.H2);
+  /** Every real transport × every enabled database with a log (MariaDB, PostgreSQL). */
+  static Stream<Arguments> transportsAndLogDatabases() {
+    return TestTransport.real()
+        .flatMap(
+            t ->
+                TestDatabases.list().stream()
+                    .filter(d -> d != TestDatabase.H2)
+                    .map(d -> Arguments.of(t, d)));
   }
 
   private static ApplicationContextRunner runner() {
@@ -149,16 +156,16 @@ class CdcRelayStarterTest {
    * only send it after ten minutes, and health and Micrometer show the relay.
    */
   @ParameterizedTest(allowZeroInvocations = true)
-  @MethodSource("logDatabases")
-  void aCdcProducerOfABootApplicationIsRelayedAndShownInHealthAndMetrics(TestDatabase kind)
-      throws Exception {
+  @MethodSource("transportsAndLogDatabases")
+  void aCdcProducerOfABootApplicationIsRelayedAndShownInHealthAndMetrics(
+      TestTransport transport, TestDatabase kind) throws Exception {
     EmbeddedRocketMQ mq = EmbeddedRocketMQ.shared();
     String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     String topic = "cdc-boot-" + suffix;
     String slot = SLOT_PREFIX + suffix;
     Map<String, AtomicInteger> delivered = new ConcurrentHashMap<>();
     try (DatabaseFixture db = kind.open();
-        TestTransport.Open observerTransport = TestTransport.remotingOn(mq)) {
+        TestTransport.Open observerTransport = transport.on(mq)) {
       observerTransport.createTopic(topic, TopicType.NORMAL);
       String group = "observer-" + topic;
       try (Subscription observer =
@@ -179,7 +186,9 @@ class CdcRelayStarterTest {
             .withBean(DataSource.class, db::dataSource)
             .withBean(SimpleMeterRegistry.class, () -> registry)
             .withPropertyValues(
-                "txmsg.broker.name-server=" + mq.namesrvAddress(),
+                transport == TestTransport.GRPC
+                    ? "txmsg.broker.endpoints=" + mq.grpcEndpoint()
+                    : "txmsg.broker.name-server=" + mq.namesrvAddress(),
                 "txmsg.producer.topics=" + topic,
                 "txmsg.producer.store-id=cdc-boot-" + suffix,
                 "txmsg.producer.delivery-mode=cdc",
