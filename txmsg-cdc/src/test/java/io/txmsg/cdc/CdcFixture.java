@@ -1,7 +1,5 @@
 package io.txmsg.cdc;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.txmsg.api.PayloadHashes;
 import io.txmsg.store.TxmsgStore;
 import io.txmsg.store.journal.Journal;
@@ -11,6 +9,7 @@ import io.txmsg.store.journal.PublishMode;
 import io.txmsg.store.schema.SchemaInstaller;
 import io.txmsg.store.tx.StoreTransactions;
 import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.ReplicationSlots;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.db.TestDatabases;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
@@ -22,7 +21,6 @@ import io.txmsg.transport.SubscriptionSpec;
 import io.txmsg.transport.Verdict;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
@@ -287,53 +285,10 @@ final class CdcFixture implements AutoCloseable {
   }
 
   /**
-   * Drops this test's slot (once its walsender is gone) and publication, and any inactive slot or
-   * publication an earlier, killed run of these tests left behind (all named {@value
+   * Drops this test's slot and publication and what killed runs left (named {@value
    * #NAME_PREFIX}…).
    */
   static void dropSlotsAndPublications(String jdbcUrl, String slot) throws Exception {
-    String url = jdbcUrl.contains("?") ? jdbcUrl.substring(0, jdbcUrl.indexOf('?')) : jdbcUrl;
-    try (Connection c = DriverManager.getConnection(url, "postgres", "");
-        Statement s = c.createStatement()) {
-      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (System.nanoTime() < deadline) {
-        try (ResultSet rs =
-            s.executeQuery(
-                "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '"
-                    + slot
-                    + "' AND active")) {
-          rs.next();
-          if (rs.getInt(1) == 0) {
-            break;
-          }
-        }
-        Thread.sleep(200);
-      }
-      List<String> slots = new ArrayList<>();
-      try (ResultSet rs =
-          s.executeQuery(
-              "SELECT slot_name FROM pg_replication_slots WHERE slot_name LIKE '"
-                  + NAME_PREFIX
-                  + "%' AND NOT active")) {
-        while (rs.next()) {
-          slots.add(rs.getString(1));
-        }
-      }
-      for (String name : slots) {
-        s.execute("SELECT pg_drop_replication_slot('" + name + "')");
-      }
-      List<String> pubs = new ArrayList<>();
-      try (ResultSet rs =
-          s.executeQuery(
-              "SELECT pubname FROM pg_publication WHERE pubname LIKE '" + NAME_PREFIX + "%'")) {
-        while (rs.next()) {
-          pubs.add(rs.getString(1));
-        }
-      }
-      for (String name : pubs) {
-        s.execute("DROP PUBLICATION IF EXISTS " + name);
-      }
-    }
-    assertThat(slot).startsWith(NAME_PREFIX);
+    ReplicationSlots.dropTestSlotsAndPublications(jdbcUrl, NAME_PREFIX, slot);
   }
 }

@@ -11,6 +11,7 @@ import io.txmsg.cdc.CdcRelay;
 import io.txmsg.cdc.CdcSource;
 import io.txmsg.cdc.micrometer.CdcRelayMetrics;
 import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.ReplicationSlots;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.db.TestDatabases;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
@@ -20,10 +21,6 @@ import io.txmsg.transport.Subscription;
 import io.txmsg.transport.SubscriptionSpec;
 import io.txmsg.transport.Verdict;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -247,37 +244,9 @@ class CdcRelayStarterTest {
                 });
       } finally {
         if (kind == TestDatabase.POSTGRESQL) {
-          dropSlotAndPublication(db.jdbcUrl(), slot);
+          ReplicationSlots.dropTestSlotsAndPublications(db.jdbcUrl(), SLOT_PREFIX, slot);
         }
       }
-    }
-  }
-
-  private static void dropSlotAndPublication(String jdbcUrl, String slot) throws Exception {
-    String url = jdbcUrl.contains("?") ? jdbcUrl.substring(0, jdbcUrl.indexOf('?')) : jdbcUrl;
-    assertThat(slot).startsWith(SLOT_PREFIX);
-    try (Connection c = DriverManager.getConnection(url, "postgres", "");
-        Statement s = c.createStatement()) {
-      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (System.nanoTime() < deadline) {
-        try (ResultSet rs =
-            s.executeQuery(
-                "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '"
-                    + slot
-                    + "' AND active")) {
-          rs.next();
-          if (rs.getInt(1) == 0) {
-            break;
-          }
-        }
-        Thread.sleep(200);
-      }
-      s.execute(
-          "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name"
-              + " = '"
-              + slot
-              + "'");
-      s.execute("DROP PUBLICATION IF EXISTS " + slot);
     }
   }
 
