@@ -101,17 +101,20 @@ final class LayeringRules {
       noClasses()
           .that()
           .resideOutsideOfPackages("..spring..", "io.txmsg.boot..", "..micrometer..")
-          // The joined publish IS a Spring transaction synchronization; DefaultTxMessageTemplate
-          // constructs it only when spring-tx and spring-jdbc are on the class path.
+          // The joined publish IS a Spring transaction synchronization: its two Spring-facing
+          // classes, used only by JoinedPublisher, which DefaultTxMessageTemplate constructs only
+          // when spring-tx and spring-jdbc are on the class path.
           .and()
-          .haveNameNotMatching("io\\.txmsg\\.producer\\.JoinedPublisher(\\$.*)?")
+          .haveNameNotMatching(
+              "io\\.txmsg\\.producer\\.(JoinableConnection|JoinedSynchronization)(\\$.*)?")
           .should()
           .dependOnClassesThat()
           .resideInAPackage("org.springframework..")
           .as(
               "Spring (org.springframework..) is used only in the *.spring packages, the Boot"
                   + " starter (io.txmsg.boot..), the *.micrometer packages' bean-factory lookups"
-                  + " and the producer's joined publish (JoinedPublisher, built only with spring-tx)")
+                  + " and the producer's joined publish (JoinableConnection and"
+                  + " JoinedSynchronization, used only with spring-tx)")
           .because("the core runs without Spring: a plain DataSource and the builders");
 
   static final ArchRule MICROMETER_ONLY_IN_MICROMETER_PACKAGES =

@@ -11,6 +11,7 @@ import io.txmsg.consumer.archfixture.ConsumerUsingMicrometer;
 import io.txmsg.consumer.archfixture.ConsumerUsingMyBatis;
 import io.txmsg.producer.archfixture.ProducerUsingConsumer;
 import io.txmsg.producer.archfixture.ProducerUsingRocketMq;
+import io.txmsg.producer.archfixture.ProducerUsingSpring;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,6 +34,14 @@ class LayeringRulesCanFailTest {
         LayeringRules.ONLY_TRANSPORTS_SPEAK_ROCKETMQ,
         ProducerUsingRocketMq.class,
         "only txmsg-rocketmq and txmsg-rocketmq-remoting");
+  }
+
+  @Test
+  void producerUsingSpringOutsideTheJoinedPublishFailsTheSpringRule() {
+    assertFails(
+        LayeringRules.SPRING_ONLY_IN_SPRING_PACKAGES,
+        ProducerUsingSpring.class,
+        "Spring (org.springframework..) is used only in the *.spring packages");
   }
 
   @Test

@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * with backoff, for up to {@link #PATIENCE}. Handing the message back to the broker at once would
  * be the last thing to do: a dead-lettered message carries its exhausted retry count, so the
  * broker's answer to a failed drain delivery is the drain group's own dead-letter queue, which
- * nothing reads (docs/architecture.md, "Dead-letter drain").
+ * nothing reads (docs/facts.md, "Dead-letter drain").
  */
 final class DlqDrain implements DeliveryHandler, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DlqDrain.class);

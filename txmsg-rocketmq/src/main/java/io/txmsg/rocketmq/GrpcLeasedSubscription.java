@@ -39,8 +39,8 @@ import org.slf4j.LoggerFactory;
  * <p>Why: a push consumer asks the proxy to renew its messages ("auto renew"), and the proxy keeps
  * renewing them until the broker expires the client's channel ({@code channelExpiredTimeout}, 120 s
  * by default), so a crashed consumer's messages wait about two minutes. Here nothing renews a dead
- * client's messages: they come back after at most one lease. See docs/architecture.md, "Leased
- * delivery over gRPC".
+ * client's messages: they come back after at most one lease. See docs/facts.md, "Leased delivery
+ * over gRPC".
  *
  * <p>Order: messages of one message group (FIFO topics) in one receive are handled one after the
  * other in receive order, and a RETRY is retried locally (as rocketmq-client-java's FIFO push

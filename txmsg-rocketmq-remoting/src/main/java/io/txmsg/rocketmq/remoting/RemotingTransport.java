@@ -54,8 +54,8 @@ import org.slf4j.LoggerFactory;
  * <p>Groups: the producer group is {@code txmsg-<storeId>} on every instance of a store
  * (check-backs are routed by producer group); the confirm group is the {@link
  * ConfirmationSpec#group()}; the dead-letter drain of group G is {@code txmsg-dlq-G}; the give-up
- * drain of a store is {@code txmsg-giveup-<storeId>}. See docs/architecture.md, "Remoting
- * transport".
+ * drain of a store is {@code txmsg-giveup-<storeId>}. See docs/facts.md, "Remoting transport in
+ * detail".
  */
 public final class RemotingTransport implements Transport {
   private static final Logger log = LoggerFactory.getLogger(RemotingTransport.class);
