@@ -33,8 +33,8 @@ import org.apache.rocketmq.client.apis.ClientConfiguration;
 import org.apache.rocketmq.client.apis.ClientServiceProvider;
 
 /**
- * Runs the whole comparison (producer, consumer, end-to-end, store, check-back, memory) and writes
- * docs/benchmarks.md. See docs/benchmarks.md for the command and what each figure means.
+ * Runs the whole comparison (producer, consumer, end-to-end, store, check-back, memory, CDC) and
+ * writes docs/benchmarks.md. See docs/benchmarks.md for the command and what each figure means.
  */
 public final class BenchMain {
   static final byte[] PAYLOAD =
@@ -234,6 +234,9 @@ public final class BenchMain {
     if (opt.enabled("checkback")) {
       new CheckbackSection(this).run();
     }
+    if (opt.enabled("cdc")) {
+      new CdcSection(this).run();
+    }
     writeReport();
   }
 
@@ -421,7 +424,7 @@ public final class BenchMain {
             + opt.args
             + "`."
             + (opt.sections.containsAll(
-                    List.of("producer", "consumer", "e2e", "store", "checkback"))
+                    List.of("producer", "consumer", "e2e", "store", "checkback", "cdc"))
                 ? ""
                 : " Sections not listed did not run and have no figures in this file.")
             + " "
@@ -681,16 +684,23 @@ public final class BenchMain {
     boolean consumerReadCommitted = true;
 
     long[] checkbackSizes = {10_000, 1_000_000, 10_000_000};
-    List<String> sections = List.of("producer", "consumer", "e2e", "store", "checkback");
+    List<String> sections = List.of("producer", "consumer", "e2e", "store", "checkback", "cdc");
     List<String> variants =
         List.of(
             "a", "b", "b+", "c", "d", "e", "er", "f", "al", "ar", "br", "br+", "dr", "o", "or",
-            "ho", "hor");
+            "ho", "hor", "cdc", "cdcr");
 
     /**
      * The producer section's concurrencies; its targets are judged at 8 (add 32 to see saturation).
      */
     int[] concurrency = {1, 8};
+
+    /** The CDC section's backlog rows and latency events per round; 0: its defaults. */
+    int cdcBacklog;
+
+    int cdcMessages;
+
+    boolean quick;
 
     String args = "";
     Path outDir = Path.of("docs");
@@ -733,6 +743,8 @@ public final class BenchMain {
           case "--consume-messages" -> o.consumeMessages = Integer.parseInt(v);
           case "--e2e-messages" -> o.e2eMessages = Integer.parseInt(v);
           case "--e2e-rate" -> o.e2eRate = Double.parseDouble(v);
+          case "--cdc-backlog" -> o.cdcBacklog = Integer.parseInt(v);
+          case "--cdc-messages" -> o.cdcMessages = Integer.parseInt(v);
           case "--seed" -> o.seed = Long.parseLong(v);
           case "--broker-jvm" ->
               o.productionBroker =
@@ -764,6 +776,7 @@ public final class BenchMain {
           case "--spring-classes" -> o.springClasses = Path.of(v);
           case "--spring-classpath" -> o.springClasspath = Path.of(v);
           case "--quick" -> {
+            o.quick = true;
             o.rounds = 1;
             o.warmupMs = 500;
             o.measureMs = 1500;

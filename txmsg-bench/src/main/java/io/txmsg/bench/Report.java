@@ -70,6 +70,11 @@ final class Report {
     summary.add("| " + goal + " | – | " + threshold + " | not run in this run | |");
   }
 
+  /** A target that cannot be measured on this run's database; {@code why} says why. */
+  void notApplicable(String goal, String threshold, String why) {
+    summary.add("| " + goal + " | – | " + threshold + " | " + why + " | |");
+  }
+
   private void line(String goal, List<Double> ratios, String goalText, boolean met, String detail) {
     double m = Stats.median(ratios);
     String verdict = Double.isNaN(m) ? "n/a" : met ? "PASS" : "**MISS**";
