@@ -55,7 +55,9 @@ class BrokerFaultTest {
       for (int i = 0; i < restarts; i++) {
         Thread.sleep(2_000);
         long t = System.currentTimeMillis();
+        w.faultStarted(World.Fault.KILL);
         w.mq.restart();
+        w.faultEnded();
         System.out.println("broker restarted in " + (System.currentTimeMillis() - t) + " ms");
       }
       load.await("DONE", Duration.ofSeconds(200));
@@ -91,10 +93,12 @@ class BrokerFaultTest {
       for (int i = 0; i < pauses; i++) {
         Thread.sleep(3_000);
         Child.signal("STOP", w.mq.pid());
+        w.faultStarted(World.Fault.SILENT);
         try {
           Thread.sleep(pause.toMillis());
         } finally {
           Child.signal("CONT", w.mq.pid());
+          w.faultEnded();
         }
       }
       load.await("DONE", Duration.ofSeconds(Scale.pick(240, 600)));

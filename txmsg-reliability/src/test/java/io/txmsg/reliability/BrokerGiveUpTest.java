@@ -18,7 +18,15 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The broker gives up on the half messages of a producer that died after its local commit, with no
- * producer alive to answer check-backs: only the journal can still deliver them.
+ * producer alive to answer check-backs: only the journal can still deliver them. Asserted from the
+ * restarted producer's meters: its reconciler republished every one of them ({@code
+ * txmsg.reconcile.republished}, which also counts the republishes the give-up drain asks it for);
+ * over remoting its give-up drain read every one of them from the broker's give-up topic ({@code
+ * txmsg.giveup} with an outcome other than {@code foreign}), which proves the broker gave up. Which
+ * of the two republishes a row is a race: by the restart the rows are past republishAfter, so the
+ * reconciler's next pass usually takes them before the drain consumer has its queues, and the drain
+ * then finds them settled. Over gRPC the proxy cannot read the give-up topic, so only the
+ * reconciler delivers.
  */
 class BrokerGiveUpTest {
   private static final String DB = "io.txmsg.testkit.transport.TestTransport#realWithDatabases";
@@ -79,6 +87,7 @@ class BrokerGiveUpTest {
                     p.await("CRASHPOINT", Duration.ofSeconds(60));
                     killed.put(fact, System.currentTimeMillis());
                     p.kill();
+                    w.fault(World.Fault.KILL);
                     return null;
                   }));
         }
@@ -92,23 +101,49 @@ class BrokerGiveUpTest {
       // Nobody answers: transactionCheckMax (15) checks at 1 s go unanswered and the broker moves
       // the half messages to its give-up topic. Only the journal can still deliver them.
       Thread.sleep(20_000);
+      if (transport == TestTransport.REMOTING) {
+        w.expectGiveUpDrain(); // the restarted producer's drain must have read the give-up topic
+      }
       Child restarted =
           w.producer("restarted", "start", Long.toString(next), "count", "3", "stay", "true");
       World.Verdict v = w.awaitQuiet(Duration.ofSeconds(Scale.pick(90, 180)), 0);
       for (var k : killed.entrySet()) {
         w.recovery(k.getKey(), k.getValue());
       }
-      // Over remoting the restarted producer's give-up drain republishes them; over gRPC (the proxy
-      // cannot read the give-up topic) its reconciler does, after republishAfter.
+      Child.Meters m = restarted.meters();
+      System.out.println("METERS " + m);
+      long drained =
+          m.sum("txmsg.giveup", "outcome=republished")
+              + m.sum("txmsg.giveup", "outcome=settled")
+              + m.sum("txmsg.giveup", "outcome=retry")
+              + m.sum("txmsg.giveup", "outcome=dead")
+              + m.sum("txmsg.giveup", "outcome=no_row");
       Report.row(
-          "broker gives up (no producer 20 s), "
-              + (transport == TestTransport.REMOTING ? "give-up drain" : "reconciler"),
+          "broker gives up (no producer 20 s), reconciler"
+              + (transport == TestTransport.REMOTING
+                  ? " / give-up drain (drain republished "
+                      + m.sum("txmsg.giveup", "outcome=republished")
+                      + ", found settled "
+                      + m.sum("txmsg.giveup", "outcome=settled")
+                      + ")"
+                  : ""),
           w,
           kills,
           v);
       restarted.kill();
       assertThat(v.clean()).as(v.toString()).isTrue();
       assertThat(w.recoveryMillis).hasSize(kills);
+      assertThat(m.sum("txmsg.reconcile.republished"))
+          .as("rows the restarted producer republished from the journal: " + m)
+          .isGreaterThanOrEqualTo(kills);
+      assertThat(m.sum("txmsg.checkback", "resolution=COMMIT"))
+          .as("check-backs answered COMMIT (the broker had stopped checking): " + m)
+          .isZero();
+      if (transport == TestTransport.REMOTING) {
+        assertThat(drained)
+            .as("given-up half messages of this store the give-up drain read: " + m)
+            .isGreaterThanOrEqualTo(kills);
+      }
     }
   }
 }

@@ -169,6 +169,55 @@ final class Child implements AutoCloseable {
     in.flush();
   }
 
+  /**
+   * The counters of a producer JVM's meter registry ({@code name{tag=value,...}} to count), asked
+   * for on its standard input. Lines the child printed before the answer are skipped, so call it
+   * when the scenario no longer waits for this child's markers.
+   */
+  Meters meters() throws Exception {
+    send("METERS");
+    String line = await("METERS", Duration.ofSeconds(30));
+    Map<String, Long> counts = new java.util.TreeMap<>();
+    for (String entry : line.substring("METERS".length()).trim().split(" ")) {
+      int eq = entry.lastIndexOf('=');
+      if (eq > 0) {
+        counts.put(entry.substring(0, eq), Long.parseLong(entry.substring(eq + 1)));
+      }
+    }
+    return new Meters(name, counts);
+  }
+
+  /** A producer JVM's counters, as {@link #meters()} read them. */
+  record Meters(String child, Map<String, Long> counts) {
+    /**
+     * The sum of the counters named {@code name} whose tags include every {@code key=value} of
+     * {@code tags} (e.g. {@code "resolution=COMMIT"}).
+     */
+    long sum(String name, String... tags) {
+      long total = 0;
+      for (Map.Entry<String, Long> e : counts.entrySet()) {
+        String k = e.getKey();
+        int brace = k.indexOf('{');
+        if (!(brace < 0 ? k : k.substring(0, brace)).equals(name)) {
+          continue;
+        }
+        java.util.Set<String> have =
+            brace < 0
+                ? java.util.Set.of()
+                : java.util.Set.of(k.substring(brace + 1, k.length() - 1).split(","));
+        if (have.containsAll(java.util.List.of(tags))) {
+          total += e.getValue();
+        }
+      }
+      return total;
+    }
+
+    @Override
+    public String toString() {
+      return child + " " + counts;
+    }
+  }
+
   void kill() throws InterruptedException {
     process.destroyForcibly();
     process.waitFor(10, TimeUnit.SECONDS);

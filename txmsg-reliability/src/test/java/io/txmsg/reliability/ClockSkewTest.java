@@ -9,6 +9,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -59,6 +61,7 @@ class ClockSkewTest {
       long next = 0;
       int faults = 0;
       long facts = 0;
+      List<String> committedBeforeHalfCommit = new ArrayList<>();
       for (int round = 0; round < rounds; round++) {
         // Behind, killed after its local commit: f-(next+3) is committed and must be delivered.
         String committed = "f-" + (next + 3);
@@ -69,8 +72,10 @@ class ClockSkewTest {
         behind.await("CRASHPOINT", Duration.ofSeconds(60));
         long killedAt = System.currentTimeMillis();
         behind.kill();
+        w.fault(World.Fault.KILL);
         faults++;
         w.awaitApplied(committed, Duration.ofSeconds(Scale.pick(120, 300)));
+        committedBeforeHalfCommit.add(committed);
         w.recovered(committed, System.currentTimeMillis() - killedAt);
         facts += 4; // f-next .. f-(next+3)
         next += 10;
@@ -82,6 +87,7 @@ class ClockSkewTest {
                 skewed(AHEAD, load(next, 6, "AFTER_HALF_SEND", next + 3)));
         ahead.await("CRASHPOINT", Duration.ofSeconds(60));
         ahead.kill();
+        w.fault(World.Fault.KILL);
         faults++;
         facts += 3; // f-next .. f-(next+2)
         next += 10;
@@ -98,6 +104,7 @@ class ClockSkewTest {
         Child other = w.consumer("consumer-behind-" + round, skewed(BEHIND));
         long killedAt = System.currentTimeMillis();
         consumer.kill();
+        w.fault(World.Fault.KILL);
         faults++;
         load.await("DONE", Duration.ofSeconds(60));
         w.awaitApplied(fact, Duration.ofSeconds(Scale.pick(120, 300)));
@@ -116,6 +123,24 @@ class ClockSkewTest {
       assertThat(originMinusDatabaseSeconds(w, "f-10"))
           .as("f-10 from a producer 5 min ahead")
           .isBetween(270L, 330L);
+      // The facts killed after their local commit were committed by a check-back answered from the
+      // journal by one of the two skewed answerers: each journal row records a check-back, and
+      // the answerers' meters count COMMIT answers for at least as many.
+      Child.Meters ahead = answererAhead.meters();
+      Child.Meters behind = answererBehind.meters();
+      System.out.println("METERS " + ahead + " / " + behind);
+      for (String fact : committedBeforeHalfCommit) {
+        var row = w.journalRow(fact);
+        assertThat(row).as("journal row of " + fact).isNotNull();
+        assertThat(row.getCheckbackCount())
+            .as("check-backs recorded on the journal row of " + fact)
+            .isPositive();
+      }
+      assertThat(
+              ahead.sum("txmsg.checkback", "resolution=COMMIT", "reason=found")
+                  + behind.sum("txmsg.checkback", "resolution=COMMIT", "reason=found"))
+          .as("check-backs the skewed answerers answered COMMIT: " + ahead + " / " + behind)
+          .isGreaterThanOrEqualTo(committedBeforeHalfCommit.size());
       survivor.kill();
       answererAhead.kill();
       answererBehind.kill();

@@ -62,11 +62,13 @@ class ConsumerPauseTest {
         String pausedEvent = marker.substring(marker.lastIndexOf(' ') + 1);
         w.watch(w.points, pausedEvent);
         paused.pause();
+        w.faultStarted(World.Fault.SILENT);
         // Started only now, so that the paused instance is the one that took the paused fact.
         TxConsumers other = w.consumers();
         load.await("DONE", Duration.ofSeconds(60));
         Thread.sleep(PAUSE.toMillis());
         paused.resume();
+        w.faultEnded();
         v = w.awaitQuiet(Duration.ofSeconds(Scale.pick(120, 300)), 0);
         if (transport == TestTransport.GRPC) {
           List<ConsumeOutcome> seen = awaitOutcomes(w, w.points, pausedEvent, TAKE_OVER_WAIT);
@@ -82,6 +84,7 @@ class ConsumerPauseTest {
         // Both leave before the next round, whose paused instance must again take its fact.
         other.close();
         paused.kill();
+        w.fault(World.Fault.KILL);
         next += 10;
       }
       Report.row("consumer paused mid-handler 30 s, another instance running", w, rounds, v);

@@ -37,7 +37,9 @@ class DatabaseOutageTest {
       for (int i = 0; i < outages; i++) {
         Thread.sleep(3_000);
         long t = System.currentTimeMillis();
+        w.faultStarted(World.Fault.DATABASE);
         w.outage(Duration.ofSeconds(Scale.pick(6, 20)));
+        w.faultEnded();
         System.out.println("database back after " + (System.currentTimeMillis() - t) + " ms");
       }
       load.await("DONE", Duration.ofSeconds(240));

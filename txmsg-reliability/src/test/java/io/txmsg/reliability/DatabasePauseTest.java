@@ -47,8 +47,10 @@ class DatabasePauseTest {
         for (int i = 0; i < pauses; i++) {
           Thread.sleep(3_000);
           link.blackHole(true);
+          w.faultStarted(World.Fault.DATABASE);
           Thread.sleep(pause.toMillis());
           link.blackHole(false);
+          w.faultEnded();
         }
         producer.await("DONE", Duration.ofSeconds(Scale.pick(180, 600)));
         World.Verdict v = w.awaitQuiet(Duration.ofSeconds(Scale.pick(120, 300)), 0);

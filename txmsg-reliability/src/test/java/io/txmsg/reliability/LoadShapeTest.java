@@ -74,7 +74,7 @@ class LoadShapeTest {
               "true");
       p1.await("DONE", Duration.ofSeconds(120));
       p2.await("DONE", Duration.ofSeconds(120));
-      w.awaitQuiet(Duration.ofSeconds(60), 0);
+      w.awaitClean(Duration.ofSeconds(60), 0);
       int storms = Scale.pick(2, 5);
       for (int i = 0; i < storms; i++) {
         // Every row back to RETRY and due: the reconcilers of both producers republish all.
@@ -82,6 +82,7 @@ class LoadShapeTest {
             Statement s = c.createStatement()) {
           s.executeUpdate("UPDATE txmsg_journal SET status = 'RETRY', next_retry_at = created_at");
         }
+        w.fault(World.Fault.DATABASE);
         long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (System.nanoTime() < until && w.check(0).stuck() > 0) {
           Thread.sleep(500);
@@ -95,6 +96,14 @@ class LoadShapeTest {
           .as("republished duplicates absorbed")
           .isGreaterThanOrEqualTo(2L * perProducer);
       assertThat(v.clean()).as(v.toString()).isTrue();
+      // The storms were delivered by the two producers' reconcilers: every row republished once
+      // per storm (at least: a lost lease is republished again).
+      Child.Meters m1 = p1.meters();
+      Child.Meters m2 = p2.meters();
+      System.out.println("METERS " + m1 + " / " + m2);
+      assertThat(m1.sum("txmsg.reconcile.republished") + m2.sum("txmsg.reconcile.republished"))
+          .as("rows the reconcilers republished: " + m1 + " / " + m2)
+          .isGreaterThanOrEqualTo((long) storms * 2L * perProducer);
       p1.kill();
       p2.kill();
     }

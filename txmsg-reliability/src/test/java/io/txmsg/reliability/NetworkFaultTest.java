@@ -59,6 +59,7 @@ class NetworkFaultTest {
         Random random = new Random(42);
         for (int round = 0; round < rounds; round++) {
           Thread.sleep(2_000);
+          w.faultStarted(World.Fault.DATABASE);
           // Answers lost: the server's answers are held, then every connection is reset. A COMMIT
           // in flight then committed on the server while the producer sees a broken connection:
           // OutcomeUnknownException for a fact that exists. Repeated until that happened (a
@@ -76,6 +77,7 @@ class NetworkFaultTest {
           }
           System.out.println("LOST COMMIT ANSWER round " + round + " after " + cycles + " cycles");
           resets += latencyResetsAndBlackHole(link);
+          w.faultEnded();
         }
         proxied.await("DONE", Duration.ofSeconds(Scale.pick(180, 600)));
         World.Verdict v = w.awaitQuiet(Duration.ofSeconds(Scale.pick(120, 300)), 0);
@@ -90,6 +92,7 @@ class NetworkFaultTest {
             w,
             rounds * 4L,
             v);
+        Child.Meters directMeters = direct.meters();
         direct.kill();
         proxied.kill();
         assertThat(resets).as("connections reset while the producer worked").isPositive();
@@ -98,6 +101,7 @@ class NetworkFaultTest {
         assertThat(unknownButCommitted)
             .as("facts reported OutcomeUnknownException whose business row exists")
             .isNotEmpty();
+        assertSettledByCheckBacks(w, unknownButCommitted, directMeters);
         assertThat(v.facts()).isPositive();
         assertThat(v.clean()).as(v.toString()).isTrue();
       }
@@ -136,7 +140,9 @@ class NetworkFaultTest {
         int resets = 0;
         for (int round = 0; round < rounds; round++) {
           Thread.sleep(2_000);
+          w.faultStarted(World.Fault.SILENT); // held bytes keep the client's connection open
           resets += latencyResetsAndBlackHole(link);
+          w.faultEnded();
         }
         proxied.await("DONE", Duration.ofSeconds(Scale.pick(240, 900)));
         World.Verdict v = w.awaitQuiet(Duration.ofSeconds(Scale.pick(120, 300)), 0);
@@ -148,12 +154,37 @@ class NetworkFaultTest {
             w,
             rounds * 3L,
             v);
+        Set<String> failedButCommitted = new TreeSet<>();
+        for (String why : failed.keySet()) {
+          failedButCommitted.addAll(w.committed(proxied.failedFacts(why)));
+        }
+        System.out.println("FAILED BUT COMMITTED " + failedButCommitted);
+        assertSettledByCheckBacks(w, failedButCommitted, direct.meters());
         direct.kill();
         proxied.kill();
         assertThat(resets).as("connections reset while the producer worked").isPositive();
         assertThat(v.facts()).isPositive();
         assertThat(v.clean()).as(v.toString()).isTrue();
       }
+    }
+  }
+
+  /**
+   * Facts whose producer saw its commit fail although they committed were settled by a check-back:
+   * each one's journal row records a check-back (answered from the journal by one of the store's
+   * producers; the direct one's {@code txmsg.checkback} meters are printed, not asserted, since the
+   * proxied one may answer too once its link healed, and it has exited by now). Nothing to assert
+   * when there were none (a broker-link run may not lose a commit the producer noticed).
+   */
+  private static void assertSettledByCheckBacks(World w, Set<String> facts, Child.Meters direct)
+      throws Exception {
+    System.out.println("METERS " + direct);
+    for (String fact : facts) {
+      var row = w.journalRow(fact);
+      assertThat(row).as("journal row of " + fact).isNotNull();
+      assertThat(row.getCheckbackCount())
+          .as("check-backs recorded on the journal row of " + fact + " (" + row.getStatus() + ")")
+          .isPositive();
     }
   }
 

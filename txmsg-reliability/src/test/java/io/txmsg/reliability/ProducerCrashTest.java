@@ -7,6 +7,7 @@ import io.txmsg.reliability.ProducerMain.CrashPoint;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.transport.TestTransport;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -15,7 +16,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  * SIGKILL of a producer JVM at each crash point, many times, while consumers of two groups apply
  * the facts: with a second producer alive to answer check-backs, and with none alive until a new
  * one starts (recovery on restart). Afterwards: nothing lost, nothing phantom, nothing applied
- * twice, no stale projection, nothing stuck.
+ * twice, no stale projection, nothing stuck. The path that delivered each fact killed after its
+ * local commit is asserted, not assumed: HALF_MESSAGE with a live answerer, a check-back it
+ * answered COMMIT from the journal (its {@code txmsg.checkback} meter, and the fact's journal row
+ * counts the check-back); HALF_MESSAGE with none alive, the restarted producer's check-back or its
+ * reconciler, whichever came first (its meters); OUTBOX, the live or restarted instance's
+ * reconciler ({@code txmsg.reconcile.republished}).
  */
 class ProducerCrashTest {
   private static final String DB = "io.txmsg.testkit.transport.TestTransport#realWithDatabases";
@@ -94,9 +100,9 @@ class ProducerCrashTest {
             : POINTS;
     try (World w = new World(transport, kind, mode)) {
       w.consumers();
-      if (answerer) {
-        w.producer("answerer", "count", "0");
-      }
+      Child live = answerer ? w.producer("answerer", "count", "0") : null;
+      List<String> committedBeforeSend = new ArrayList<>();
+      List<Child.Meters> restartedMeters = new ArrayList<>();
       long next = 0;
       int faults = 0;
       for (int round = 0; round < killsPerPoint; round++) {
@@ -118,6 +124,7 @@ class ProducerCrashTest {
           p.await("CRASHPOINT", Duration.ofSeconds(60));
           long killedAt = System.currentTimeMillis();
           p.kill();
+          w.fault(World.Fault.KILL);
           faults++;
           if (!answerer) {
             Thread.sleep(Scale.pick(3_000, 6_000)); // nobody answers check-backs meanwhile
@@ -131,8 +138,11 @@ class ProducerCrashTest {
             Child restarted = answerer ? null : w.producer("restart-" + round, "count", "0");
             w.awaitApplied(fact, Duration.ofSeconds(Scale.pick(120, 300)));
             w.recovery(fact, killedAt);
+            committedBeforeSend.add(fact);
             if (restarted != null) {
+              restartedMeters.add(restarted.meters());
               restarted.kill();
+              w.fault(World.Fault.KILL);
             }
           }
           next += 10;
@@ -147,6 +157,57 @@ class ProducerCrashTest {
       Report.row(scenario, w, faults, v);
       assertThat(v.facts()).isGreaterThan(0);
       assertThat(v).as("verdict").satisfies(x -> assertThat(x.clean()).as(x.toString()).isTrue());
+      assertDeliveryPath(w, mode, live, committedBeforeSend, restartedMeters);
+    }
+  }
+
+  /**
+   * The facts killed after their local commit and before their half commit (or immediate send) were
+   * delivered by the path the scenario names.
+   */
+  private static void assertDeliveryPath(
+      World w,
+      DeliveryMode mode,
+      Child live,
+      List<String> committedBeforeSend,
+      List<Child.Meters> restartedMeters)
+      throws Exception {
+    assertThat(committedBeforeSend).isNotEmpty();
+    if (live != null) {
+      Child.Meters m = live.meters();
+      System.out.println("METERS " + m);
+      if (mode == DeliveryMode.HALF_MESSAGE) {
+        // The live answerer committed them on the broker's check-back, from the journal.
+        assertThat(m.sum("txmsg.checkback", "resolution=COMMIT", "reason=found"))
+            .as("check-backs the live producer answered COMMIT: " + m)
+            .isGreaterThanOrEqualTo(committedBeforeSend.size());
+        for (String fact : committedBeforeSend) {
+          var row = w.journalRow(fact);
+          assertThat(row).as("journal row of " + fact).isNotNull();
+          assertThat(row.getCheckbackCount())
+              .as("check-backs recorded on the journal row of " + fact)
+              .isPositive();
+        }
+      } else {
+        // No check-back in OUTBOX mode: the live instance's reconciler sent them.
+        assertThat(m.sum("txmsg.reconcile.republished"))
+            .as("rows the live producer's reconciler sent: " + m)
+            .isGreaterThanOrEqualTo(committedBeforeSend.size());
+      }
+      return;
+    }
+    // None alive: each fact's restarted producer delivered it, by a check-back it answered COMMIT
+    // (HALF_MESSAGE only) or by its reconciler.
+    assertThat(restartedMeters).hasSameSizeAs(committedBeforeSend);
+    for (Child.Meters m : restartedMeters) {
+      System.out.println("METERS " + m);
+      long checkBacks =
+          mode == DeliveryMode.HALF_MESSAGE
+              ? m.sum("txmsg.checkback", "resolution=COMMIT", "reason=found")
+              : 0;
+      assertThat(checkBacks + m.sum("txmsg.reconcile.republished"))
+          .as("check-backs answered COMMIT plus rows republished by the restarted producer: " + m)
+          .isPositive();
     }
   }
 }

@@ -3,16 +3,24 @@ package io.txmsg.reliability;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.pool.HikariPool;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.txmsg.api.DeliveryMode;
 import io.txmsg.api.ProducerInterceptor;
 import io.txmsg.api.TransportException;
 import io.txmsg.api.TxMessage;
 import io.txmsg.producer.TxProducer;
 import io.txmsg.producer.TxProducerSettings;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.stream.Collectors;
 
 /**
  * A producer JVM: commits facts {@code f-<i>} (one business row each) through txmsg at a steady
@@ -81,10 +89,11 @@ public final class ProducerMain {
         Thread.sleep(2_000);
       }
     }
+    MeterRegistry meters = new SimpleMeterRegistry();
     TxProducer txmsg = null;
     for (int attempt = 1; txmsg == null; attempt++) {
       try {
-        txmsg = build(a, ds, crash, crashEvent);
+        txmsg = build(a, ds, crash, crashEvent, meters);
       } catch (IllegalStateException | TransportException e) {
         // A busy or just-restarted broker can time out the client's start (the remoting client's
         // route lookup, several producers starting at once): try again.
@@ -94,34 +103,45 @@ public final class ProducerMain {
         Thread.sleep(2_000);
       }
     }
+    CountDownLatch go = new CountDownLatch(1);
+    listen(meters, go);
     Args.say("READY");
     if (Boolean.parseBoolean(a.get("awaitGo", "false"))) {
       // Started with others: the parent releases them together once every one is READY.
-      new java.io.BufferedReader(
-              new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8))
-          .readLine();
+      go.await();
     }
     run(a, txmsg, start, count, crash, crashAt);
     txmsg.close();
     ds.close();
   }
 
+  /**
+   * The settings of a producer JVM started with these arguments. The parent builds the same object
+   * from the same arguments to compute how long after a fault something can still arrive ({@link
+   * World#settleWindow}). The retry backoff is capped at 8 s instead of the default 5 min, so that
+   * a row in RETRY after an outage is due again within the suite's settle window.
+   */
+  static TxProducerSettings settings(Args a) {
+    return new TxProducerSettings()
+        .connection(Handlers.connection(a))
+        .topics(a.get("topic"))
+        .storeId(a.get("store"))
+        .deliveryMode(DeliveryMode.valueOf(a.get("mode", "HALF_MESSAGE")))
+        .publishAfter(Duration.ofSeconds(1))
+        .republishAfter(Duration.ofMillis(a.getLong("republishAfterMs", 8_000)))
+        .leaseDuration(Duration.ofSeconds(10))
+        .retryBackoff(Duration.ofSeconds(1), Duration.ofSeconds(8))
+        .localTransactionTimeout(Duration.ofMillis(a.getLong("localTxTimeoutMs", 30_000)))
+        .fenceAfterChecks(2)
+        .consumeLogRetention(Duration.parse(a.get("consumeLogRetention", "P7D")));
+  }
+
   private static TxProducer build(
-      Args a, HikariDataSource ds, CrashPoint crash, String crashEvent) {
+      Args a, HikariDataSource ds, CrashPoint crash, String crashEvent, MeterRegistry meters) {
     return TxProducer.builder()
         .dataSource(ds)
-        .settings(
-            new TxProducerSettings()
-                .connection(Handlers.connection(a))
-                .topics(a.get("topic"))
-                .storeId(a.get("store"))
-                .deliveryMode(DeliveryMode.valueOf(a.get("mode", "HALF_MESSAGE")))
-                .publishAfter(Duration.ofSeconds(1))
-                .republishAfter(Duration.ofMillis(a.getLong("republishAfterMs", 8_000)))
-                .leaseDuration(Duration.ofSeconds(10))
-                .localTransactionTimeout(Duration.ofMillis(a.getLong("localTxTimeoutMs", 30_000)))
-                .fenceAfterChecks(2)
-                .consumeLogRetention(Duration.parse(a.get("consumeLogRetention", "P7D"))))
+        .settings(settings(a))
+        .meterRegistry(meters, Duration.ofSeconds(1))
         .interceptor(
             new ProducerInterceptor() {
               @Override
@@ -162,6 +182,53 @@ public final class ProducerMain {
               }
             })
         .build();
+  }
+
+  /**
+   * Reads the parent's commands on standard input: {@code GO} releases a producer started with
+   * {@code awaitGo=true}; {@code METERS} prints one line {@code METERS name{tags}=count ...} with
+   * every counter of this producer's registry (the parent asserts which delivery path worked from
+   * them: check-backs answered, rows republished, given-up messages drained).
+   */
+  private static void listen(MeterRegistry meters, CountDownLatch go) {
+    Thread t =
+        new Thread(
+            () -> {
+              try (BufferedReader in =
+                  new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                  if (line.equals("GO")) {
+                    go.countDown();
+                  } else if (line.equals("METERS")) {
+                    Args.say("METERS " + counters(meters));
+                  }
+                }
+              } catch (Exception e) {
+                // the parent went away
+              }
+            },
+            "parent-commands");
+    t.setDaemon(true);
+    t.start();
+  }
+
+  /** Every counter as {@code name{k=v,...}=count}, space-separated. */
+  static String counters(MeterRegistry meters) {
+    StringBuilder b = new StringBuilder();
+    meters.getMeters().stream()
+        .filter(m -> m instanceof Counter)
+        .forEach(
+            m -> {
+              Meter.Id id = m.getId();
+              b.append(id.getName()).append('{');
+              b.append(
+                  id.getTags().stream()
+                      .map(t -> t.getKey() + "=" + t.getValue())
+                      .collect(Collectors.joining(",")));
+              b.append("}=").append((long) ((Counter) m).count()).append(' ');
+            });
+    return b.toString().trim();
   }
 
   private static void run(

@@ -55,14 +55,23 @@ class ProducerPauseTest {
               "1");
       paused.await("CRASHPOINT", Duration.ofSeconds(60));
       paused.pause();
+      w.faultStarted(World.Fault.SILENT);
       // The live producer's check-backs find no attempt row and fence it (fenceAfterChecks 2).
       w.awaitAttemptState("f-1", "FENCED", Duration.ofSeconds(60));
       paused.resume();
+      w.faultEnded();
       assertThat(paused.awaitAny(Duration.ofSeconds(60), "COMMITTED f-1", "FAILED f-1"))
           .isEqualTo("FAILED f-1 AttemptFencedException");
       paused.await("DONE", Duration.ofSeconds(60));
       World.Verdict v = w.awaitQuiet(Duration.ofSeconds(Scale.pick(90, 240)), 0);
       Report.row("producer paused after its half message past the fence window", w, 1, v);
+      // The fence came from the live producer's check-back (the attempt row says FENCED; its
+      // meter says it was this producer's answer).
+      Child.Meters m = alive.meters();
+      System.out.println("METERS " + m);
+      assertThat(m.sum("txmsg.checkback", "resolution=ROLLBACK", "reason=fenced"))
+          .as("check-backs the live producer answered by fencing: " + m)
+          .isPositive();
       consumer.kill();
       alive.kill();
       assertThat(v.facts()).as("f-0, f-2, f-3; f-1 fenced").isEqualTo(3);
@@ -113,8 +122,10 @@ class ProducerPauseTest {
             LOCAL_TX_TIMEOUT_MS);
     paused.await("CRASHPOINT", Duration.ofSeconds(60));
     paused.pause();
+    w.faultStarted(World.Fault.SILENT);
     Thread.sleep(pause.toMillis());
     paused.resume();
+    w.faultEnded();
     String fact = "f-" + (start + 1);
     String outcome = paused.awaitAny(Duration.ofSeconds(60), "COMMITTED " + fact, "FAILED " + fact);
     paused.await("DONE", Duration.ofSeconds(60));

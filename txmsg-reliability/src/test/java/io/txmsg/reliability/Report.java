@@ -29,7 +29,7 @@ final class Report {
         String.format(
             Locale.ROOT,
             "| %s | %s | %s | %s | %d | %d | %d | %d | %d | %d | %d | %d | %s |%n",
-            scenario,
+            v.unsettled() == null ? scenario : scenario + " UNSETTLED: " + v.unsettled(),
             w.transport.name().toLowerCase(Locale.ROOT),
             w.kind.id(),
             Scale.isLong() ? "long" : "short",

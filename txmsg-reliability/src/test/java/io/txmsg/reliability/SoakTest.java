@@ -197,21 +197,29 @@ class SoakTest {
                 retention);
         p.await("CRASHPOINT", Duration.ofSeconds(60));
         p.kill();
+        w.fault(World.Fault.KILL);
       }
       case 1 -> {
         Child c = w.consumer("soak-flaky-consumer-" + n, "consumeLogRetention", retention);
         Thread.sleep(20_000); // it takes queues and messages
         c.kill();
+        w.fault(World.Fault.KILL);
       }
       case 2 -> {
         Child.signal("STOP", w.mq.pid());
+        w.faultStarted(World.Fault.SILENT);
         try {
           Thread.sleep(10_000);
         } finally {
           Child.signal("CONT", w.mq.pid());
+          w.faultEnded();
         }
       }
-      default -> w.outage(Duration.ofSeconds(10));
+      default -> {
+        w.faultStarted(World.Fault.DATABASE);
+        w.outage(Duration.ofSeconds(10));
+        w.faultEnded();
+      }
     }
     System.out.println("SOAK fault " + n + " done at " + Instant.now());
   }

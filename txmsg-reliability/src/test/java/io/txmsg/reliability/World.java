@@ -6,8 +6,15 @@ import io.txmsg.api.DeliveryMode;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.api.consumer.ConsumerInterceptor;
 import io.txmsg.consumer.ReplayResult;
+import io.txmsg.consumer.TxConsumerSettings;
 import io.txmsg.consumer.TxConsumers;
+import io.txmsg.producer.TxProducerSettings;
+import io.txmsg.rocketmq.remoting.RemotingTransport;
+import io.txmsg.store.TxmsgStore;
 import io.txmsg.store.consume.ParkReason;
+import io.txmsg.store.journal.JournalStatus;
+import io.txmsg.store.ops.JournalCount;
+import io.txmsg.store.ops.OpsQueries;
 import io.txmsg.store.schema.SchemaInstaller;
 import io.txmsg.testkit.TempDirectories;
 import io.txmsg.testkit.db.DatabaseFixture;
@@ -15,6 +22,7 @@ import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.rocketmq.TopicType;
 import io.txmsg.testkit.transport.TestTransport;
+import io.txmsg.transport.SubscriptionSpec;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.sql.Connection;
@@ -73,6 +81,37 @@ final class World implements AutoCloseable {
   /** The delivery mode of the producer JVMs of this world. */
   final DeliveryMode mode;
 
+  /** The groups' broker retry policy (and the %DLQ% after it), as {@link #World} creates them. */
+  private static final int GROUP_RETRIES = 16;
+
+  private static final Duration GROUP_RETRY_INITIAL = Duration.ofMillis(500);
+  private static final Duration GROUP_RETRY_MAX = Duration.ofSeconds(2);
+
+  /**
+   * How a fault can delay an arrival. {@link #KILL}: a process dies (SIGKILL, a broker restart):
+   * its sockets close and the broker sees its channels go at once. {@link #SILENT}: a process or a
+   * link to the broker stops with its connections open (SIGSTOP, bytes held): the broker keeps such
+   * a client's channel, and what it routes to it, until its channel expiry. {@link #DATABASE}: only
+   * a database link fails (no broker channel is involved).
+   */
+  enum Fault {
+    KILL,
+    SILENT,
+    DATABASE
+  }
+
+  /** One fault: when it began and ended (nanoTime). */
+  private record FaultWindow(Fault kind, long startNanos, long endNanos) {}
+
+  private final List<FaultWindow> faults = new CopyOnWriteArrayList<>();
+  private volatile long openFaultStart = -1;
+  private volatile Fault openFault;
+
+  /** The remoting give-up drain of this world's store must have read everything (BrokerGiveUp). */
+  private volatile boolean giveUpDrainUsed;
+
+  private final OpsQueries ops;
+
   World(TestTransport transport, TestDatabase kind) throws Exception {
     this(transport, kind, DeliveryMode.HALF_MESSAGE);
   }
@@ -122,6 +161,7 @@ final class World implements AutoCloseable {
     hc.setExceptionOverrideClassName(DeadH2Connections.class.getName());
     dataSource = new HikariDataSource(hc);
     SchemaInstaller.installIfMissing(dataSource, "txmsg_");
+    ops = new OpsQueries(TxmsgStore.detect(dataSource, "txmsg_"));
     try (Connection c = dataSource.getConnection();
         Statement s = c.createStatement()) {
       s.execute(
@@ -134,8 +174,8 @@ final class World implements AutoCloseable {
           "CREATE TABLE projection (aggregate_id VARCHAR(64) PRIMARY KEY, version BIGINT NOT NULL)");
     }
     mq.createTopic(topic, mode == DeliveryMode.OUTBOX ? TopicType.NORMAL : TopicType.TRANSACTION);
-    mq.createConsumerGroup(points, 16, Duration.ofMillis(500), Duration.ofSeconds(2));
-    mq.createConsumerGroup(proj, 16, Duration.ofMillis(500), Duration.ofSeconds(2));
+    mq.createConsumerGroup(points, GROUP_RETRIES, GROUP_RETRY_INITIAL, GROUP_RETRY_MAX);
+    mq.createConsumerGroup(proj, GROUP_RETRIES, GROUP_RETRY_INITIAL, GROUP_RETRY_MAX);
   }
 
   private void startH2() throws Exception {
@@ -285,11 +325,213 @@ final class World implements AutoCloseable {
     }
   }
 
-  /** What the checker found; every count but facts and absorbed must be 0. */
+  /**
+   * What the checker found; every count but facts and absorbed must be 0, and the world must have
+   * settled: {@code unsettled} names each settle condition that still did not hold when {@link
+   * #awaitQuiet} gave up waiting for it (null: all held, or not asked, for {@link #check}).
+   */
   record Verdict(
-      long facts, long lost, long phantom, long duplicate, long stale, long stuck, long absorbed) {
+      long facts,
+      long lost,
+      long phantom,
+      long duplicate,
+      long stale,
+      long stuck,
+      long absorbed,
+      String unsettled) {
     boolean clean() {
-      return lost == 0 && phantom == 0 && duplicate == 0 && stale == 0 && stuck == 0;
+      return lost == 0
+          && phantom == 0
+          && duplicate == 0
+          && stale == 0
+          && stuck == 0
+          && unsettled == null;
+    }
+
+    Verdict unsettled(String why) {
+      return new Verdict(facts, lost, phantom, duplicate, stale, stuck, absorbed, why);
+    }
+  }
+
+  /** An instant fault (a SIGKILL, a broker restart) happens now. */
+  void fault(Fault kind) {
+    long now = System.nanoTime();
+    faults.add(new FaultWindow(kind, now, now));
+  }
+
+  /**
+   * A fault that lasts (a pause, a black hole, an outage) begins now; {@link #faultEnded} ends it.
+   */
+  void faultStarted(Fault kind) {
+    openFault = kind;
+    openFaultStart = System.nanoTime();
+  }
+
+  /** The fault begun by {@link #faultStarted} ends now (the process resumed, the link healed). */
+  void faultEnded() {
+    if (openFault == null) {
+      throw new IllegalStateException("no fault started");
+    }
+    faults.add(new FaultWindow(openFault, openFaultStart, System.nanoTime()));
+    openFault = null;
+  }
+
+  /** The settle conditions include the store's remoting give-up drain (its reader is alive). */
+  void expectGiveUpDrain() {
+    giveUpDrainUsed = true;
+  }
+
+  /**
+   * How long after a fault something can still arrive, from the scenario's actual settings: the
+   * producers' (as {@link ProducerMain#settings} builds them from this world's arguments), the
+   * consumers' ({@link Handlers#settings}), the groups' retry policy and the running broker's. Each
+   * term names one way a late delivery or republish happens:
+   *
+   * <ul>
+   *   <li>the consumers' lease and their RETRY backoff (gRPC, leased delivery), or the broker's
+   *       longest redelivery delay level (remoting), and the groups' retry backoff;
+   *   <li>the producers' republishAfter (a row not confirmed is republished), their row lease (a
+   *       dead reconciler's claim expires), their retry backoff cap plus its 20 % jitter, and in
+   *       OUTBOX mode publishAfter, in CDC mode cdcFallbackAfter;
+   *   <li>HALF_MESSAGE: the broker's transaction check window, transactionTimeOut +
+   *       transactionCheckMax × transactionCheckInterval (a half message can be committed by a
+   *       check-back, or given up, until then);
+   *   <li>{@link Fault#SILENT} only: the broker's channelExpiredTimeout, counted from the fault's
+   *       start (a silent client keeps its channel, and what the broker routes to it, until then; a
+   *       killed one's closes at once).
+   * </ul>
+   */
+  Map<String, Duration> settleTerms(boolean silent) {
+    Map<String, Duration> t = new LinkedHashMap<>();
+    TxConsumerSettings cs = Handlers.settings(transport.connection(mq), topic, points, proj);
+    SubscriptionSpec.Lease lease = cs.leasedDelivery();
+    if (transport == TestTransport.GRPC && lease != null) {
+      t.put("consumer lease", lease.duration());
+      t.put("consumer retry backoff max", lease.retryMax());
+    }
+    if (transport == TestTransport.REMOTING) {
+      t.put("broker redelivery delay (longest messageDelayLevel)", longestDelayLevel());
+    }
+    t.put("group retry backoff max", GROUP_RETRY_MAX);
+    TxProducerSettings ps = ProducerMain.settings(new Args(argv(args())));
+    t.put("republishAfter", ps.republishAfter());
+    t.put("producer row lease", ps.leaseDuration());
+    t.put(
+        "retryBackoffMax (+20 % jitter)",
+        ps.retryBackoffMax().plus(ps.retryBackoffMax().dividedBy(5)));
+    if (ps.deliveryMode() == DeliveryMode.OUTBOX) {
+      t.put("publishAfter", ps.publishAfter());
+    }
+    if (ps.deliveryMode() == DeliveryMode.CDC) {
+      t.put("cdcFallbackAfter", ps.cdcFallbackAfter());
+    }
+    if (ps.deliveryMode() == DeliveryMode.HALF_MESSAGE) {
+      t.put(
+          "transaction check window",
+          Duration.ofMillis(
+              brokerMillis("transactionTimeOut")
+                  + brokerMillis("transactionCheckMax")
+                      * brokerMillis("transactionCheckInterval")));
+    }
+    if (silent) {
+      t.put("channelExpiredTimeout", Duration.ofMillis(brokerMillis("channelExpiredTimeout")));
+    }
+    return t;
+  }
+
+  /** The largest of {@link #settleTerms}. */
+  Duration settleWindow(boolean silent) {
+    return settleTerms(silent).values().stream().max(Duration::compareTo).orElseThrow();
+  }
+
+  private long brokerMillis(String key) {
+    return Long.parseLong(mq.brokerSetting(key).trim());
+  }
+
+  /** The longest level of the broker's messageDelayLevel ("1s 5s 10m 2h ..."). */
+  private Duration longestDelayLevel() {
+    Duration longest = Duration.ZERO;
+    for (String level : mq.brokerSetting("messageDelayLevel").trim().split("\\s+")) {
+      long n = Long.parseLong(level.substring(0, level.length() - 1));
+      Duration d =
+          switch (level.charAt(level.length() - 1)) {
+            case 's' -> Duration.ofSeconds(n);
+            case 'm' -> Duration.ofMinutes(n);
+            case 'h' -> Duration.ofHours(n);
+            case 'd' -> Duration.ofDays(n);
+            default -> throw new IllegalStateException("delay level " + level);
+          };
+      longest = d.compareTo(longest) > 0 ? d : longest;
+    }
+    return longest;
+  }
+
+  private static String[] argv(Map<String, String> args) {
+    return args.entrySet().stream()
+        .map(e -> e.getKey() + "=" + e.getValue())
+        .toArray(String[]::new);
+  }
+
+  /**
+   * The earliest moment (nanoTime) after which nothing the recorded faults caused can still arrive:
+   * the latest over the faults of (its end + the window without channel expiry) and, for a silent
+   * one, (its start + the window with it). With no fault recorded: {@code fallback} + the window.
+   */
+  private long settleDeadline(long fallback) {
+    long base = settleWindow(false).toNanos();
+    if (faults.isEmpty()) {
+      return fallback + base;
+    }
+    long silent = settleWindow(true).toNanos();
+    long deadline = Long.MIN_VALUE;
+    for (FaultWindow f : faults) {
+      deadline = Math.max(deadline, f.endNanos() + base);
+      if (f.kind() == Fault.SILENT) {
+        deadline = Math.max(deadline, f.startNanos() + silent);
+      }
+    }
+    return deadline;
+  }
+
+  /**
+   * The settle conditions that do not hold now, or an empty list: no journal row PENDING, SENDING
+   * or RETRY (the store's own ops query); each group, and each group's %DLQ% drain, has consumed
+   * everything the broker holds for it ({@link EmbeddedRocketMQ#undrained}); where the scenario
+   * uses it, the store's give-up drain too.
+   */
+  List<String> unsettledConditions() {
+    List<String> left = new ArrayList<>();
+    try (Connection c = dataSource.getConnection()) {
+      List<String> pending = new ArrayList<>();
+      for (JournalCount n : ops.unfinishedJournalCounts(c)) {
+        if (n.getStatus() != JournalStatus.DEAD && n.getCount() > 0) {
+          pending.add(n.getStatus() + "=" + n.getCount());
+        }
+      }
+      if (!pending.isEmpty()) {
+        left.add("journal rows pending " + pending);
+      }
+    } catch (Exception e) {
+      left.add("journal not readable: " + e);
+    }
+    for (String g : List.of(points, proj)) {
+      drained(left, topic, g);
+      drained(left, "%DLQ%" + g, "txmsg-dlq-" + g);
+    }
+    if (giveUpDrainUsed) {
+      drained(left, EmbeddedRocketMQ.GIVE_UP_TOPIC, RemotingTransport.giveUpGroup(store));
+    }
+    return left;
+  }
+
+  private void drained(List<String> left, String topic, String group) {
+    try {
+      String u = mq.undrained(topic, group);
+      if (!u.isEmpty()) {
+        left.add(group + " has not consumed everything of " + topic + ":" + u);
+      }
+    } catch (RuntimeException e) {
+      left.add("broker not readable for " + group + " on " + topic + ": " + e.getMessage());
     }
   }
 
@@ -341,7 +583,7 @@ final class World implements AutoCloseable {
                               + " AND status <> 'SKIPPED_STALE'")
                       - expectedParked);
       return new Verdict(
-          facts, lost, phantom, duplicate, stale, stuck, outcome(ConsumeOutcome.DUPLICATE));
+          facts, lost, phantom, duplicate, stale, stuck, outcome(ConsumeOutcome.DUPLICATE), null);
     }
   }
 
@@ -381,6 +623,20 @@ final class World implements AutoCloseable {
     return parked.size();
   }
 
+  /**
+   * The journal row of fact {@code factId} ({@code f-N}, business key {@code fact-N}), read with
+   * the store's ops query; null if there is none.
+   */
+  io.txmsg.store.journal.JournalRow journalRow(String factId) throws Exception {
+    String key = "fact-" + factId.substring("f-".length());
+    try (Connection c = dataSource.getConnection()) {
+      List<io.txmsg.store.journal.JournalRow> rows =
+          ops.listJournal(
+              c, new io.txmsg.store.ops.JournalQuery(List.of(), null, null, key, null, null, 2));
+      return rows.isEmpty() ? null : rows.get(0);
+    }
+  }
+
   /** Waits until {@code eventId} has a committed attempt row in {@code state}. */
   void awaitAttemptState(String eventId, String state, Duration timeout) throws Exception {
     long until = System.nanoTime() + timeout.toNanos();
@@ -400,34 +656,54 @@ final class World implements AutoCloseable {
     throw new AssertionError("no " + state + " attempt of " + eventId + " within " + timeout);
   }
 
-  /** Waits until the checker is clean (or the timeout), then returns the final verdict. */
+  /**
+   * The verdict once nothing can still arrive and nothing is pending anywhere:
+   *
+   * <ol>
+   *   <li>waits (up to {@code timeout}) until the checker is clean;
+   *   <li>waits until the {@link #settleWindow settle window} has passed since the last fault
+   *       ({@link #settleDeadline});
+   *   <li>waits (bounded) until every {@link #unsettledConditions settle condition} holds: no
+   *       journal row in flight, every group's and drain's queues consumed;
+   *   <li>checks again: that is the verdict. A settle condition that never held within its bound
+   *       makes the verdict unclean, naming it: a run never passes without settling.
+   * </ol>
+   */
   Verdict awaitQuiet(Duration timeout, long expectedParked) throws Exception {
-    long until = System.nanoTime() + timeout.toNanos();
-    Verdict v = null;
-    while (System.nanoTime() < until) {
-      try {
-        v = check(expectedParked);
-        if (v.clean()) {
-          break;
-        }
-      } catch (java.sql.SQLException e) {
-        // Right after an outage the pool may still hold connections of the old sessions.
-        v = null;
-      }
-      Thread.sleep(500);
+    long called = System.nanoTime();
+    awaitClean(timeout, expectedParked);
+    long deadline = settleDeadline(called);
+    long quietAt = System.nanoTime();
+    long wait = deadline - quietAt;
+    if (wait > 0) {
+      Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
     }
-    // A clean verdict is not final at once: a late duplicate (a redelivery after a lease, a
-    // republish after republishAfter) or a phantom (a half message committed by a late check-back)
-    // can still arrive. The long scale waits past the suite's longest such delay (the 15 s lease;
-    // republishAfter is 8 s, the check interval 1 s); the short scale only a few seconds.
-    Thread.sleep(Scale.pick(3_000, 20_000));
+    long settleUntil = System.nanoTime() + SETTLE_CONDITIONS_TIMEOUT.toNanos();
+    List<String> left = unsettledConditions();
+    while (!left.isEmpty() && System.nanoTime() < settleUntil) {
+      Thread.sleep(500);
+      left = unsettledConditions();
+    }
+    long settledAt = System.nanoTime();
+    System.out.printf(
+        "SETTLE %s: window %s (%s faults), waited %d ms for it after quiet, %d ms for the"
+            + " conditions%s%n",
+        topic,
+        settleWindow(faults.stream().anyMatch(f -> f.kind() == Fault.SILENT)),
+        faults.size(),
+        Math.max(0, wait) / 1_000_000,
+        (settledAt - Math.max(quietAt, deadline)) / 1_000_000,
+        left.isEmpty() ? "" : "; UNSETTLED " + left);
     for (int attempt = 1; ; attempt++) {
       try {
         Verdict last = check(expectedParked);
         if (last.lost() > 0) {
           describeLost();
         }
-        return last;
+        return left.isEmpty()
+            ? last
+            : last.unsettled(
+                String.join("; ", left) + " (after " + SETTLE_CONDITIONS_TIMEOUT + ")");
       } catch (java.sql.SQLException e) {
         if (attempt == 3) {
           throw e;
@@ -436,6 +712,31 @@ final class World implements AutoCloseable {
       }
     }
   }
+
+  /**
+   * Waits (up to {@code timeout}) until the checker is clean, no longer: a scenario's step between
+   * two faults, not a verdict.
+   */
+  void awaitClean(Duration timeout, long expectedParked) throws Exception {
+    long until = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < until) {
+      try {
+        if (check(expectedParked).clean()) {
+          return;
+        }
+      } catch (java.sql.SQLException e) {
+        // Right after an outage the pool may still hold connections of the old sessions.
+      }
+      Thread.sleep(500);
+    }
+  }
+
+  /**
+   * How long the settle conditions may take to hold once the settle window has passed: a remoting
+   * consumer commits its offsets every 5 s, a drain retries every 2 s; anything still moving after
+   * this is reported, not waited for.
+   */
+  private static final Duration SETTLE_CONDITIONS_TIMEOUT = Duration.ofSeconds(Scale.pick(60, 180));
 
   /**
    * Prints what the database knows about each lost fact (its journal row, the other group's

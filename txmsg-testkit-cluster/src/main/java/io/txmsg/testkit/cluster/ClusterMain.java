@@ -462,6 +462,20 @@ public final class ClusterMain {
           }
           return queues(parts[1], parts[2]);
         }
+      case "drained":
+        {
+          if (parts.length < 3) {
+            return "ERR usage: drained <topic> <group>";
+          }
+          return drained(parts[1], parts[2]);
+        }
+      case "setting":
+        {
+          if (parts.length < 2) {
+            return "ERR usage: setting <broker or message-store property>";
+          }
+          return setting(parts[1]);
+        }
       case "halt":
         protocol.println("OK halt");
         Runtime.getRuntime().halt(0);
@@ -514,6 +528,65 @@ public final class ClusterMain {
           .append(consumed < 0 ? "-" : Long.toString(consumed));
     }
     return out.toString();
+  }
+
+  /**
+   * Whether the group has consumed everything of the topic the broker holds for it: "OK yes" or "OK
+   * no <what is left>". Checked for the topic itself, the group's retry topic ({@code
+   * %RETRY%<group>}, where remoting redeliveries land) and the pop retry topics of the pair (where
+   * the broker's revive puts a popped message whose invisible time ran out, both naming versions):
+   * on every queue the group's committed offset must be at the queue's max offset (a queue the
+   * group never read counts only when it holds no message), and no message may be popped and not
+   * yet acked ({@link org.apache.rocketmq.broker.processor.PopInflightMessageCounter}: raised by a
+   * pop, lowered by the ack or by the revive). A pop commits the group's offset when it hands the
+   * message out, so for pop consumers (gRPC) the offset alone says "handed out", not "done": the
+   * in-flight count says the rest. That count lives in the broker's memory: a restart forgets the
+   * messages popped before it (they come back through the revive after their invisible time).
+   */
+  private String drained(String topic, String group) throws Exception {
+    StringBuilder left = new StringBuilder();
+    java.util.LinkedHashSet<String> topics = new java.util.LinkedHashSet<>();
+    topics.add(topic);
+    topics.add(MixAll.getRetryTopic(group));
+    topics.add(org.apache.rocketmq.common.KeyBuilder.buildPopRetryTopicV1(topic, group));
+    topics.add(org.apache.rocketmq.common.KeyBuilder.buildPopRetryTopicV2(topic, group));
+    for (String t : topics) {
+      TopicConfig config = broker.getTopicConfigManager().selectTopicConfig(t);
+      if (config == null) {
+        continue; // never created: nothing in it
+      }
+      for (int q = 0; q < config.getReadQueueNums(); q++) {
+        long min = broker.getMessageStore().getMinOffsetInQueue(t, q);
+        long max = broker.getMessageStore().getMaxOffsetInQueue(t, q);
+        long consumed = broker.getConsumerOffsetManager().queryOffset(group, t, q);
+        long inFlight =
+            broker.getPopInflightMessageCounter().getGroupPopInFlightMessageNum(t, group, q);
+        boolean read = consumed < 0 ? max <= min : consumed >= max;
+        if (!read || inFlight > 0) {
+          left.append(' ')
+              .append(t)
+              .append('#')
+              .append(q)
+              .append(":offset=")
+              .append(consumed)
+              .append("/max=")
+              .append(max)
+              .append(",inflight=")
+              .append(inFlight);
+        }
+      }
+    }
+    return left.length() == 0 ? "OK yes" : "OK no" + left;
+  }
+
+  /** The running broker's value of a broker or message-store property: "OK <value>". */
+  private String setting(String key) {
+    Properties p = MixAll.object2Properties(broker.getBrokerConfig());
+    String value = p.getProperty(key);
+    if (value == null) {
+      value = MixAll.object2Properties(broker.getMessageStoreConfig()).getProperty(key);
+    }
+    return value == null ? "ERR no broker property " + key : "OK " + value;
   }
 
   private void createTopic(String name, String type, int queues) throws InterruptedException {

@@ -343,6 +343,44 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
   }
 
   /**
+   * The broker's topic for the half messages it stopped checking after {@code transactionCheckMax}
+   * check-backs (RocketMQ's {@code TRANS_CHECK_MAX_TIME_TOPIC}), which a remoting producer's
+   * give-up drain reads.
+   */
+  public static final String GIVE_UP_TOPIC = "TRANS_CHECK_MAX_TIME_TOPIC";
+
+  /**
+   * What the broker still holds for a consumer group on a topic, or an empty string when the group
+   * has consumed all of it: its committed offset at the max offset of every queue of the topic, of
+   * its retry topic {@code %RETRY%<group>} and of the pop retry topics of the pair, and no message
+   * popped and not yet acked (pop consumption, as the gRPC proxy does it, commits the offset when
+   * it hands a message out; the broker's in-flight count covers the rest until the ack or the
+   * revive). The in-flight count is kept in the broker's memory: after {@link #restart()} the
+   * messages popped before it are not counted (they come back after their invisible time). A
+   * remoting consumer commits its offsets every few seconds, so a caller polls.
+   *
+   * @return "" when drained, else one {@code topic#queue:offset=<o>/max=<m>,inflight=<n>} entry per
+   *     queue not drained
+   */
+  public String undrained(String topic, String group) {
+    requireName(topic, "topic");
+    requireName(group, "group");
+    String answer = command("drained " + topic + " " + group);
+    return answer.startsWith("OK yes") ? "" : answer.replaceFirst("^OK no ?", "");
+  }
+
+  /**
+   * The running broker's value of a broker or message-store property (as RocketMQ names it, e.g.
+   * {@code channelExpiredTimeout}, {@code transactionCheckMax}, {@code messageDelayLevel}): the
+   * value the cluster was started with, whether the builder, a system property or RocketMQ's
+   * default set it.
+   */
+  public String brokerSetting(String key) {
+    requireName(key, "key");
+    return command("setting " + key).replaceFirst("^OK ?", "");
+  }
+
+  /**
    * Kills the cluster process (like a crash: no graceful shutdown) and starts it again on the same
    * store directory and the same ports. Returns once it is ready again.
    */

@@ -17,6 +17,7 @@ import org.apache.rocketmq.client.apis.consumer.ConsumeResult;
 import org.apache.rocketmq.client.apis.consumer.FilterExpression;
 import org.apache.rocketmq.client.apis.consumer.PushConsumer;
 import org.apache.rocketmq.client.apis.consumer.SimpleConsumer;
+import org.apache.rocketmq.client.apis.message.MessageView;
 import org.apache.rocketmq.client.apis.producer.Producer;
 import org.apache.rocketmq.client.apis.producer.SendReceipt;
 import org.apache.rocketmq.client.apis.producer.Transaction;
@@ -78,6 +79,51 @@ class EmbeddedRocketMQMessagingTest {
       assertThat(receive(consumer, 1, Duration.ofSeconds(20))).containsExactly("stored");
     }
     assertThat(rocketmq.describeQueues("queues-topic", "queues-group")).isEqualTo("0:0-1@1");
+  }
+
+  /**
+   * undrained names a stored message the group has not received, then the same message popped and
+   * not yet acknowledged (the pop has moved the group's offset to max already: only the broker's
+   * in-flight count shows it), and nothing once it is acknowledged.
+   */
+  @Test
+  void undrainedShowsUnreadAndPoppedButUnackedMessagesUntilTheAck() throws Exception {
+    rocketmq.createTopic("drain-topic", TopicType.NORMAL, 1);
+    rocketmq.createConsumerGroup("drain-group", 3, Duration.ofSeconds(1), Duration.ofSeconds(5));
+    assertThat(rocketmq.undrained("drain-topic", "drain-group")).isEmpty();
+    try (Producer producer =
+        PROVIDER
+            .newProducerBuilder()
+            .setClientConfiguration(configuration(rocketmq))
+            .setTopics("drain-topic")
+            .build()) {
+      producer.send(message("drain-topic", "held"));
+    }
+    assertThat(rocketmq.undrained("drain-topic", "drain-group"))
+        .contains("drain-topic#0:offset=-1/max=1");
+    try (SimpleConsumer consumer = simpleConsumer(rocketmq, "drain-group", "drain-topic")) {
+      List<MessageView> got = List.of();
+      long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+      while (got.isEmpty() && System.nanoTime() < deadline) {
+        got = consumer.receive(1, Duration.ofSeconds(30));
+      }
+      assertThat(got).hasSize(1);
+      assertThat(rocketmq.undrained("drain-topic", "drain-group"))
+          .contains("drain-topic#0:offset=1/max=1,inflight=1");
+      consumer.ack(got.get(0));
+    }
+    assertThat(rocketmq.undrained("drain-topic", "drain-group")).isEmpty();
+  }
+
+  /** brokerSetting reads the running broker's properties, defaults included. */
+  @Test
+  void brokerSettingReadsTheRunningBrokersValues() {
+    assertThat(rocketmq.brokerSetting("transactionCheckMax")).isEqualTo("15");
+    assertThat(rocketmq.brokerSetting("transactionCheckInterval")).isEqualTo("1000");
+    assertThat(rocketmq.brokerSetting("channelExpiredTimeout")).isEqualTo("120000");
+    assertThat(rocketmq.brokerSetting("messageDelayLevel")).startsWith("1s 1s");
+    assertThatThrownBy(() -> rocketmq.brokerSetting("noSuchProperty"))
+        .hasMessageContaining("no broker property noSuchProperty");
   }
 
   @Test
