@@ -7,6 +7,7 @@ import io.txmsg.api.InvalidSettingsException;
 import io.txmsg.store.schema.SchemaInstaller;
 import io.txmsg.store.schema.SchemaVersionException;
 import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.transport.InMemoryTransport;
@@ -40,6 +41,7 @@ class CdcStartChecksTest {
   }
 
   @Test
+  @DatabaseIndependent
   void buildRefusesH2SayingWhichDatabasesHaveALog() {
     try (DatabaseFixture db = TestDatabase.H2.open()) {
       SchemaInstaller.installIfMissing(db.dataSource(), "txmsg_");

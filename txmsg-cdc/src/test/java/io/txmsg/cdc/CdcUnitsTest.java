@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.txmsg.api.InvalidSettingsException;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.sql.Timestamp;
@@ -16,6 +17,7 @@ import java.util.TimeZone;
 import org.junit.jupiter.api.Test;
 
 /** The relay's pure logic: conversions, settings checks, backoff. */
+@DatabaseIndependent
 class CdcUnitsTest {
   @Test
   void aDebeziumWallClockTimestampIsTheInstantJdbcReadsInTheJvmZone() {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.db.TestDatabases;
 import java.nio.file.Path;
@@ -226,6 +227,7 @@ class CdcCommandTest {
   }
 
   @Test
+  @DatabaseIndependent
   void onH2StatusSaysThereIsNoRelay() throws Exception {
     try (DatabaseFixture db = TestDatabase.H2.open()) {
       new OpsRows(db.dataSource());

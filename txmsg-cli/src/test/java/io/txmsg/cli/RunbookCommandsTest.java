@@ -3,6 +3,7 @@ package io.txmsg.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import io.txmsg.testkit.db.TestDatabase;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * filled database without a usage or database error (placeholders like {@code <eventId>} are filled
  * with real rows). A runbook whose commands do not parse is worse than none at 3 a.m.
  */
+@DatabaseIndependent
 class RunbookCommandsTest {
   @TempDir Path dir;
 

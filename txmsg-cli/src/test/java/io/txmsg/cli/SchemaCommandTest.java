@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.txmsg.store.Dialect;
 import io.txmsg.store.schema.SchemaScripts;
 import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import io.txmsg.testkit.db.TestDatabase;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -154,6 +155,7 @@ class SchemaCommandTest {
   }
 
   @Test
+  @DatabaseIndependent
   void printWithADialectNeedsNoDatabase() {
     Cli.Run full =
         Cli.rawWithoutEnvironment(

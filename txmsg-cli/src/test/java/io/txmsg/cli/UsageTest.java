@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.store.schema.SchemaInstaller;
 import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import io.txmsg.testkit.db.TestDatabase;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,6 +28,7 @@ class UsageTest {
   }
 
   @Test
+  @DatabaseIndependent
   void helpListsTheCommands() {
     Cli.Run help = Cli.raw("--help");
     assertThat(help.exitCode()).isZero();
@@ -41,6 +43,7 @@ class UsageTest {
   }
 
   @Test
+  @DatabaseIndependent
   void unknownStatusIsAUsageError() {
     assertUsageError(
         Cli.raw("journal", "list", "--status", "PENDIGN", "--jdbc-url", URL), "PENDIGN");
@@ -49,6 +52,7 @@ class UsageTest {
   }
 
   @Test
+  @DatabaseIndependent
   void badDurationIsAUsageError() {
     assertUsageError(
         Cli.raw("journal", "list", "--older-than", "5 minutes", "--jdbc-url", URL),
@@ -61,6 +65,7 @@ class UsageTest {
   }
 
   @Test
+  @DatabaseIndependent
   void archiveWithoutReasonIsAUsageError() {
     assertUsageError(Cli.raw("archive", "--jdbc-url", URL), "--reason");
     assertUsageError(Cli.raw("archive", "--reason", " ", "--jdbc-url", URL), "--reason");
@@ -71,6 +76,7 @@ class UsageTest {
   }
 
   @Test
+  @DatabaseIndependent
   void badSchemaArgumentsAreAUsageError() {
     assertUsageError(Cli.raw("schema"), "Missing required subcommand");
     assertUsageError(
@@ -92,6 +98,7 @@ class UsageTest {
   }
 
   @Test
+  @DatabaseIndependent
   void missingConnectionSettingsAreAUsageError() {
     assertUsageError(Cli.rawWithoutEnvironment("journal", "stats"), "no database");
     assertUsageError(
@@ -102,6 +109,7 @@ class UsageTest {
   }
 
   @Test
+  @DatabaseIndependent
   void unreachableDatabaseIsExit3WithOneLineAndNoPassword() throws Exception {
     Path password = Files.writeString(dir.resolve("pw"), "s3cret-pw\n");
     Cli.Run run =
@@ -120,6 +128,7 @@ class UsageTest {
   }
 
   @Test
+  @DatabaseIndependent
   void configFileSuppliesTheConnection() throws Exception {
     Path config =
         Files.writeString(

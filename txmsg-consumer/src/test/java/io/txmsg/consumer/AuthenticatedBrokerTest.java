@@ -20,6 +20,7 @@ import io.txmsg.store.journal.Journal;
 import io.txmsg.store.journal.JournalRow;
 import io.txmsg.store.journal.JournalStatus;
 import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import io.txmsg.testkit.db.FaultInjectingDataSource;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
@@ -59,6 +60,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * (every payload carries a marker), although the run takes the faulty paths: a withheld commit, a
  * permanent failure parked, every delivery failing until the broker's %DLQ%.
  */
+@DatabaseIndependent
 class AuthenticatedBrokerTest {
   private static final String USER = "txmsg-acl";
   private static final String SECRET = "s3cret-" + UUID.randomUUID().toString().substring(0, 12);

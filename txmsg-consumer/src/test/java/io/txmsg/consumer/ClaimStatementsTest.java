@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.consumer.ConsumerHarness.Paid;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import io.txmsg.testkit.db.H2QueryStatistics;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.transport.TestTransport;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
  * handler that records a result reference gets the UPDATE that stores it. The rows are the same
  * either way. (The statements are the same on every database; H2 is the one that counts them.)
  */
+@DatabaseIndependent
 class ClaimStatementsTest {
   private static final Duration WAIT = ConsumerHarness.DELIVERY_WAIT;
   private static final int EVENTS = 5;

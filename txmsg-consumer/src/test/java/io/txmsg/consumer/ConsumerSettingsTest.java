@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.txmsg.api.InvalidSettingsException;
 import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.transport.InMemoryTransport;
 import io.txmsg.transport.SubscriptionSpec;
@@ -12,6 +13,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /** The consumer builder fails like the producer's: one exception type naming the setting. */
+@DatabaseIndependent
 class ConsumerSettingsTest {
 
   @Test

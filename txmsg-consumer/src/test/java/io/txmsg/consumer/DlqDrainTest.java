@@ -11,6 +11,7 @@ import io.txmsg.store.consume.DeadLetters;
 import io.txmsg.store.journal.JournalRow;
 import io.txmsg.store.schema.SchemaMigrator;
 import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import io.txmsg.testkit.db.FaultInjectingDataSource;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.transport.EnvelopeCodec;
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.Test;
  * count, so handing it back to the broker would move it to the drain group's own dead-letter queue.
  * The drain keeps trying to park it instead, and acknowledges only once the dead letter is stored.
  */
+@DatabaseIndependent
 class DlqDrainTest {
   private static final String GROUP = "points";
 

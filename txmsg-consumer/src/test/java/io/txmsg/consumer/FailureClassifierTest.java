@@ -3,12 +3,14 @@ package io.txmsg.consumer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.api.consumer.PermanentConsumeException;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import java.io.IOException;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
+@DatabaseIndependent
 class FailureClassifierTest {
   @Test
   void businessRejectionsDeclaredTypesAndHopelessSqlArePermanent() {

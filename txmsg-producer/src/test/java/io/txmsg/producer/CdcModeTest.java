@@ -15,6 +15,7 @@ import io.txmsg.store.journal.JournalRow;
 import io.txmsg.store.journal.JournalStatus;
 import io.txmsg.store.journal.PublishMode;
 import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.db.TestDatabases;
 import io.txmsg.testkit.rocketmq.TopicType;
@@ -205,6 +206,7 @@ class CdcModeTest {
   }
 
   @Test
+  @DatabaseIndependent
   void cdcIsRefusedOnH2AtBuildNamingDeliveryModeBeforeAnythingIsCreated() throws Exception {
     try (TestTransport.Open t = TestTransport.IN_MEMORY.open();
         DatabaseFixture db = TestDatabase.H2.open()) {
@@ -233,6 +235,7 @@ class CdcModeTest {
   }
 
   @Test
+  @DatabaseIndependent
   void cdcSettingsAreValidatedNamingTheSetting() {
     TxProducerSettings s = new TxProducerSettings().topics("t").deliveryMode(DeliveryMode.CDC);
     assertThat(s.confirmation()).isEqualTo(DeliveryConfirmation.SEND_OK);

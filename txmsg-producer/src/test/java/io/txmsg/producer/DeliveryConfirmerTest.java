@@ -5,6 +5,7 @@ import static io.txmsg.producer.ProducerHarness.insertPayment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.store.journal.JournalStatus;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.rocketmq.TopicType;
@@ -20,6 +21,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** The confirm group against the real embedded broker (H2: the logic is not dialect-specific). */
+@DatabaseIndependent
 class DeliveryConfirmerTest {
 
   /**

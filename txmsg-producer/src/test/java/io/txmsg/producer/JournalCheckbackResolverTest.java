@@ -10,6 +10,7 @@ import io.txmsg.store.TxmsgStore;
 import io.txmsg.store.journal.Attempts;
 import io.txmsg.store.schema.SchemaInstaller;
 import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.transport.BrokerConnection;
 import java.sql.Connection;
@@ -30,6 +31,7 @@ class JournalCheckbackResolverTest {
   }
 
   @Test
+  @DatabaseIndependent
   void ofNamesAMissingDataSourceOrSettings() throws Exception {
     assertThatThrownBy(() -> JournalCheckbackResolver.of(null, new TxProducerSettings()))
         .isInstanceOfSatisfying(

@@ -7,12 +7,14 @@ import io.txmsg.api.InvalidSettingsException;
 import io.txmsg.api.InvalidTxMessageException;
 import io.txmsg.api.TxMessage;
 import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.transport.InMemoryTransport;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 /** Settings are validated once, copied at build() and cannot change a running producer. */
+@DatabaseIndependent
 class ProducerSettingsTest {
 
   @Test

@@ -8,6 +8,7 @@ import io.txmsg.api.InvalidTxMessageException;
 import io.txmsg.api.TransportException;
 import io.txmsg.api.TxMessage;
 import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.rocketmq.TopicType;
@@ -21,6 +22,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** What TxProducer.build() and execute() refuse before anything is sent or written. */
+@DatabaseIndependent
 class ProducerStartChecksTest {
   private static String topic() {
     return "chk-" + UUID.randomUUID().toString().substring(0, 8);

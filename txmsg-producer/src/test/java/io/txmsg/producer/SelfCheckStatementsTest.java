@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.api.DeliveryMode;
 import io.txmsg.api.TxResult;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import io.txmsg.testkit.db.H2QueryStatistics;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.TopicType;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * it; one that caught a failed statement it declared ignorable gets it (on PostgreSQL that
  * statement is what finds the aborted transaction: TxMessageTemplateTest).
  */
+@DatabaseIndependent
 class SelfCheckStatementsTest {
   private static final int EXECUTES = 4;
 

@@ -12,6 +12,7 @@ import io.txmsg.api.TxMessage;
 import io.txmsg.api.TxMessageTemplate;
 import io.txmsg.api.consumer.ConsumeContext;
 import io.txmsg.api.consumer.TxMessageHandler;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import io.txmsg.testkit.spring.EmbeddedTxmsgBroker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -42,6 +43,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * the auto-configured {@link TxMessageTemplate} reaches the handler, whose JdbcTemplate write joins
  * the claim's transaction, and is confirmed.
  */
+@DatabaseIndependent
 @SpringBootTest(
     classes = BootApplicationEndToEndTest.App.class,
     webEnvironment = SpringBootTest.WebEnvironment.NONE,

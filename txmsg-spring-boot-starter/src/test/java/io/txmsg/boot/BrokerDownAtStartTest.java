@@ -9,6 +9,7 @@ import io.txmsg.api.TxMessage;
 import io.txmsg.api.TxMessageTemplate;
 import io.txmsg.api.consumer.ConsumeContext;
 import io.txmsg.api.consumer.TxMessageHandler;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.rocketmq.TopicType;
 import java.time.Duration;
@@ -39,6 +40,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * txmsg.broker.fail-fast=true} the start fails instead, as before. Both transports, on a cluster of
  * its own (stopped and started again on the same ports and store).
  */
+@DatabaseIndependent
 class BrokerDownAtStartTest {
   private static final String TOPIC = "down-pay";
   private static final String GROUP = "down-points";

@@ -3,6 +3,7 @@ package io.txmsg.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.api.InvalidSettingsException;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
@@ -14,6 +15,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * An invalid {@code txmsg.*} value fails the startup with a message naming the property, and Boot's
  * failure report (the starter's FailureAnalyzer) says which property to fix.
  */
+@DatabaseIndependent
 class InvalidPropertiesTest {
   private final ApplicationContextRunner runner = Contexts.runner();
 

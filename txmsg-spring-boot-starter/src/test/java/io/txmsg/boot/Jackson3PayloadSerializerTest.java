@@ -3,6 +3,7 @@ package io.txmsg.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.txmsg.testkit.db.DatabaseIndependent;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -11,6 +12,7 @@ import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.json.JsonMapper;
 
 /** The serializer over the application's Jackson 3 mapper, whatever that mapper is set to. */
+@DatabaseIndependent
 class Jackson3PayloadSerializerTest {
   /** An application's mapper that fails on unknown properties. */
   private final JsonMapper strict =

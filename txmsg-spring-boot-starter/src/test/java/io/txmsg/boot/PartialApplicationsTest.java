@@ -7,6 +7,7 @@ import io.txmsg.api.TxMessage;
 import io.txmsg.api.TxMessageTemplate;
 import io.txmsg.api.consumer.ConsumeContext;
 import io.txmsg.api.consumer.TxMessageHandler;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.rocketmq.TopicType;
 import java.time.Duration;
@@ -27,6 +28,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * configured and nothing else (the producer-only service has no consumers, the consumer-only one no
  * template and no store id), and an event of the first reaches the handler of the second.
  */
+@DatabaseIndependent
 class PartialApplicationsTest {
   private static final String TOPIC = "partial-pay";
   private static final String GROUP = "partial-points";

@@ -10,6 +10,7 @@ import io.txmsg.api.TxMessageTemplate;
 import io.txmsg.api.consumer.ConsumeContext;
 import io.txmsg.api.consumer.TxMessageHandler;
 import io.txmsg.store.JsonPayloadSerializer;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.rocketmq.TopicType;
 import java.time.Duration;
@@ -39,6 +40,7 @@ import tools.jackson.databind.json.JsonMapper;
  *       {@link EventIdConflictException} (the payload hash covers the bytes).
  * </ul>
  */
+@DatabaseIndependent
 class PayloadEvolutionTest {
   private static final String TOPIC = "evolution-pay";
   private static final String GROUP = "evolution-ledger";

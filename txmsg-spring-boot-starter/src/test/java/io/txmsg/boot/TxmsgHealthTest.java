@@ -6,6 +6,7 @@ import io.txmsg.api.InvalidSettingsException;
 import io.txmsg.api.TransportException;
 import io.txmsg.consumer.TxConsumerSettings;
 import io.txmsg.store.schema.SchemaMigrator;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import io.txmsg.transport.BrokerConnection;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -28,6 +29,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * indicator reads the tables, which the test fills directly (a DEAD journal row takes days of
  * failed republishing to arise naturally).
  */
+@DatabaseIndependent
 class TxmsgHealthTest {
   private final ApplicationContextRunner runner =
       Contexts.runner()

@@ -8,6 +8,7 @@ import io.txmsg.cdc.CdcRelaySettings;
 import io.txmsg.consumer.ConsumerGroupConfig;
 import io.txmsg.consumer.TxConsumerSettings;
 import io.txmsg.producer.TxProducerSettings;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import java.io.InputStream;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -31,6 +32,7 @@ import org.springframework.boot.convert.DurationStyle;
  * settings classes' own. The settings are walked by reflection (their public fluent setters), so a
  * setting added later without a property fails here, by name.
  */
+@DatabaseIndependent
 class TxmsgPropertiesCoverageTest {
   /** Setters whose property is not their kebab-case name. */
   private static final Map<String, String> PRODUCER_PROPERTY = Map.of("connection", "txmsg.broker");

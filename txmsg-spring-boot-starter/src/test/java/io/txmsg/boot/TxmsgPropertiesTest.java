@@ -8,6 +8,7 @@ import io.txmsg.api.TxMessageTemplate;
 import io.txmsg.consumer.ConsumerGroupConfig;
 import io.txmsg.consumer.TxConsumerSettings;
 import io.txmsg.producer.TxProducerSettings;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import io.txmsg.testkit.transport.InMemoryTransport;
 import io.txmsg.transport.BrokerConnection;
 import io.txmsg.transport.SubscriptionSpec;
@@ -26,6 +27,7 @@ import org.springframework.core.annotation.Order;
  * runtime starts only when configured. The runtimes get an in-memory transport bean here, so no
  * broker is needed; the end-to-end tests run on the embedded broker.
  */
+@DatabaseIndependent
 class TxmsgPropertiesTest {
   private final ApplicationContextRunner runner =
       Contexts.runner().withUserConfiguration(InMemoryBroker.class);

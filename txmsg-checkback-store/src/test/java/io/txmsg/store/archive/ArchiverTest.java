@@ -10,6 +10,7 @@ import io.txmsg.store.journal.Journal;
 import io.txmsg.store.schema.SchemaInstaller;
 import io.txmsg.store.tx.StoreTransactions;
 import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import io.txmsg.testkit.db.TestDatabase;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -184,6 +185,7 @@ class ArchiverTest {
   }
 
   @Test
+  @DatabaseIndependent
   void theAuditNamesTheFieldThatIsBlankOrTooLong() {
     assertThatThrownBy(() -> new Archiver.Audit(" ", "r"))
         .isInstanceOf(IllegalArgumentException.class)
@@ -195,6 +197,7 @@ class ArchiverTest {
   }
 
   @Test
+  @DatabaseIndependent
   void policyRefusesAConsumeLogRetentionBelowTheReplayWindowAndBadBatchSizes() {
     assertThatThrownBy(() -> new Archiver.Policy(null, Duration.ofDays(1), null, null, 1000, false))
         .isInstanceOf(IllegalArgumentException.class)

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.txmsg.store.Dialect;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * The shipped schema files as files: a released one never changes, there is one per version and
  * dialect and no other, and the Liquibase changelog runs exactly these (no copy of its own).
  */
+@DatabaseIndependent
 class SchemaFilesTest {
   /**
    * SHA-256 of each released file (line endings normalised to \n, as Flyway's own checksum ignores

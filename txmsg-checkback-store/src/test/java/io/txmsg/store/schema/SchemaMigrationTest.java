@@ -12,6 +12,7 @@ import io.txmsg.store.journal.JournalRow;
 import io.txmsg.store.journal.PublishMode;
 import io.txmsg.store.tx.StoreTransactions;
 import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import io.txmsg.testkit.db.TestDatabase;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -481,6 +482,7 @@ class SchemaMigrationTest {
   }
 
   @Test
+  @DatabaseIndependent
   void thePlanForAnEmptyDatabaseIsTheVersionTableThenEachVersionAndItsRecord() {
     for (Dialect d : Dialect.values()) {
       SchemaPlan plan = SchemaScripts.plan(d, PREFIX, SchemaStatus.empty(PREFIX));

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.fail;
 
 import io.txmsg.store.Dialect;
 import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import io.txmsg.testkit.db.TestDatabase;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -64,6 +65,7 @@ class SchemaParityTest {
   }
 
   @Test
+  @DatabaseIndependent
   void theThreeDialectsFilesDefineTheSameTablesColumnsAndIndexes() {
     Map<Dialect, Schema> schemas = new EnumMap<>(Dialect.class);
     for (Dialect d : Dialect.values()) {
@@ -96,6 +98,7 @@ class SchemaParityTest {
 
   /** Each version taken alone is the same change on every dialect (V2 adds the same columns). */
   @Test
+  @DatabaseIndependent
   void eachVersionChangesTheSameThingsOnEveryDialect() {
     for (int v = 1; v <= SchemaInstaller.VERSION; v++) {
       Schema reference = parse(SchemaScripts.version(Dialect.H2, PREFIX, v));

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -14,6 +15,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /** A session killed by the database must not come back from the pool (H2: no SQLState 08). */
+@DatabaseIndependent
 class BrokenConnectionsTest {
 
   @Test

@@ -2,6 +2,7 @@ package io.txmsg.store.tx;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.txmsg.testkit.db.DatabaseIndependent;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * StatementFailures#provedClean()}): only for a connection that carries the whole transaction, and
  * only when nothing failed or a savepoint rollback recovered it; never after an ignored failure.
  */
+@DatabaseIndependent
 class StatementFailuresTest {
   private Connection raw;
 
