@@ -11,6 +11,7 @@ import io.txmsg.cdc.CdcRelay;
 import io.txmsg.cdc.CdcSource;
 import io.txmsg.cdc.micrometer.CdcRelayMetrics;
 import io.txmsg.testkit.db.DatabaseFixture;
+import io.txmsg.testkit.db.DatabaseIndependent;
 import io.txmsg.testkit.db.ReplicationSlots;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.db.TestDatabases;
@@ -77,6 +78,7 @@ class CdcRelayStarterTest {
   }
 
   @Test
+  @DatabaseIndependent
   void noRelayRunsUnlessTheProducerWritesCdcRowsOrItIsSwitchedOn() {
     onH2().run(ctx -> assertThat(ctx).hasNotFailed().doesNotHaveBean(TxmsgCdcRelayRuntime.class));
     onH2()
@@ -85,6 +87,7 @@ class CdcRelayStarterTest {
   }
 
   @Test
+  @DatabaseIndependent
   void aRelaySwitchedOnWithoutAProducerFailsTheStartNamingTheProperty() {
     onH2()
         .withPropertyValues("txmsg.cdc.enabled=true")
@@ -100,6 +103,7 @@ class CdcRelayStarterTest {
   }
 
   @Test
+  @DatabaseIndependent
   void theCdcModeWithoutTxmsgCdcOnTheClassPathFailsTheStartSayingWhatToAdd() {
     onH2()
         .withClassLoader(new FilteredClassLoader(CdcRelay.class))
@@ -116,6 +120,7 @@ class CdcRelayStarterTest {
   }
 
   @Test
+  @DatabaseIndependent
   void theLogIsReadAsTxmsgCdcSaysElseAsSpringDatasourceSays() {
     TxmsgCdcProperties cdc = new TxmsgCdcProperties();
     StandardEnvironment env = new StandardEnvironment();
