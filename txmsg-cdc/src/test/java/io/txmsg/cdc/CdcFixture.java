@@ -248,6 +248,25 @@ final class CdcFixture implements AutoCloseable {
     }
   }
 
+  /** PostgreSQL: waits until no walsender reads this test's slot (a closed relay's may linger). */
+  void awaitSlotInactive() {
+    await(
+        "slot " + slot + " inactive",
+        () -> {
+          try {
+            return "f"
+                .equals(
+                    adminQuery(
+                        "SELECT active FROM pg_replication_slots WHERE slot_name = '"
+                            + slot
+                            + "'"));
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        },
+        Duration.ofSeconds(30));
+  }
+
   /** Runs a statement as the database's admin (the test account). */
   void admin(String sql) throws Exception {
     try (Connection c = db.dataSource().getConnection();

@@ -45,21 +45,7 @@ class CdcResumeTest {
       String expected;
       if (kind == TestDatabase.POSTGRESQL) {
         // The closed relay's walsender may outlive its connection for a moment.
-        CdcFixture.await(
-            "slot " + f.slot + " inactive",
-            () -> {
-              try {
-                return "f"
-                    .equals(
-                        f.adminQuery(
-                            "SELECT active FROM pg_replication_slots WHERE slot_name = '"
-                                + f.slot
-                                + "'"));
-              } catch (Exception e) {
-                throw new IllegalStateException(e);
-              }
-            },
-            Duration.ofSeconds(30));
+        f.awaitSlotInactive();
         f.admin("SELECT pg_drop_replication_slot('" + f.slot + "')");
         expected = "replication slot " + f.slot + " does not exist";
       } else {

@@ -78,21 +78,7 @@ class CdcSlotAheadTest {
           },
           Duration.ofSeconds(90));
       first.halt(); // a crash: the offsets stay as last stored
-      CdcFixture.await(
-          "slot " + f.slot + " inactive",
-          () -> {
-            try {
-              return "f"
-                  .equals(
-                      f.adminQuery(
-                          "SELECT active FROM pg_replication_slots WHERE slot_name = '"
-                              + f.slot
-                              + "'"));
-            } catch (Exception e) {
-              throw new IllegalStateException(e);
-            }
-          },
-          Duration.ofSeconds(30));
+      f.awaitSlotInactive();
       assertThat(slotRestart(f))
           .as("the precondition held at the crash")
           .isGreaterThan(storedLsn(f));
