@@ -371,16 +371,16 @@ final class CdcSection {
         }
         rep.row(
             v,
-            Report.num(Stats.median(perSecond(rs))),
-            Report.ms(Stats.median(pick(rs, true))),
-            Report.ms(Stats.median(pick(rs, false))),
+            Report.num(Stats.median(Load.perSecond(rs))),
+            Report.ms(Stats.median(Load.latencies(rs, true))),
+            Report.ms(Stats.median(Load.latencies(rs, false))),
             errs,
-            ratio(
-                perSecond(rs),
-                perSecond(of(grpc ? OutboxVariants.TXMSG_O : OutboxVariants.TXMSG_OR, c))),
-            ratio(
-                perSecond(rs),
-                perSecond(of(grpc ? OutboxVariants.HAND_O : OutboxVariants.HAND_OR, c))));
+            Stats.ratioSpread(
+                Load.perSecond(rs),
+                Load.perSecond(of(grpc ? OutboxVariants.TXMSG_O : OutboxVariants.TXMSG_OR, c))),
+            Stats.ratioSpread(
+                Load.perSecond(rs),
+                Load.perSecond(of(grpc ? OutboxVariants.HAND_O : OutboxVariants.HAND_OR, c))));
       }
       rep.end();
     }
@@ -469,8 +469,8 @@ final class CdcSection {
     for (CdcVariant v : cdc) {
       String via = v.grpc ? "gRPC" : "remoting";
       String base = v.grpc ? OutboxVariants.TXMSG_O : OutboxVariants.TXMSG_OR;
-      List<Double> t = perSecond(of(v.name, c));
-      List<Double> o = perSecond(of(base, c));
+      List<Double> t = Load.perSecond(of(v.name, c));
+      List<Double> o = Load.perSecond(of(base, c));
       if (!t.isEmpty() && !o.isEmpty()) {
         rep.target(
             "producer CDC "
@@ -546,25 +546,5 @@ final class CdcSection {
         + " `beforeSend` interceptor hook, right after its commit; delivered = a txmsg transport"
         + " subscription on the same transport (8 threads) receives it. One warm-up round, then"
         + " the measured rounds, CDC and OUTBOX in a shuffled order.";
-  }
-
-  private static List<Double> perSecond(List<Load.Result> rs) {
-    List<Double> out = new ArrayList<>();
-    for (Load.Result r : rs) {
-      out.add(r.perSecond());
-    }
-    return out;
-  }
-
-  private static List<Double> pick(List<Load.Result> rs, boolean p50) {
-    List<Double> out = new ArrayList<>();
-    for (Load.Result r : rs) {
-      out.add(p50 ? r.p50Ms() : r.p99Ms());
-    }
-    return out;
-  }
-
-  private static String ratio(List<Double> tp, List<Double> base) {
-    return base.isEmpty() || tp.isEmpty() ? "–" : Stats.spread(Stats.ratios(tp, base));
   }
 }

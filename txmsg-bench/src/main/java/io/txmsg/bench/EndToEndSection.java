@@ -451,14 +451,10 @@ final class EndToEndSection {
         Report.ms(Stats.median(col(rows, 4))),
         Report.ms(Stats.median(col(rows, 1))),
         Report.ms(Stats.median(col(rows, 2))),
-        ratio(col(rows, 1), col(base, 1)),
-        ratio(col(rows, 2), col(base, 2)),
-        ratio(col(rows, 2), col(sp, 2)),
+        Stats.ratioSpread(col(rows, 1), col(base, 1)),
+        Stats.ratioSpread(col(rows, 2), col(base, 2)),
+        Stats.ratioSpread(col(rows, 2), col(sp, 2)),
         (long) col(rows, 3).stream().mapToDouble(x -> x).sum());
-  }
-
-  private static String ratio(List<Double> v, List<Double> base) {
-    return base.isEmpty() ? "–" : Stats.spread(Stats.ratios(v, base));
   }
 
   private void writeMemoryReport() {

@@ -98,4 +98,22 @@ final class Load {
         Stats.percentileMillis(sorted, 0.50),
         Stats.percentileMillis(sorted, 0.99));
   }
+
+  /** Each result's throughput, in order. */
+  static List<Double> perSecond(List<Result> rs) {
+    List<Double> out = new ArrayList<>();
+    for (Result r : rs) {
+      out.add(r.perSecond());
+    }
+    return out;
+  }
+
+  /** Each result's p50 (or p99) latency in ms, in order. */
+  static List<Double> latencies(List<Result> rs, boolean p50) {
+    List<Double> out = new ArrayList<>();
+    for (Result r : rs) {
+      out.add(p50 ? r.p50Ms() : r.p99Ms());
+    }
+    return out;
+  }
 }

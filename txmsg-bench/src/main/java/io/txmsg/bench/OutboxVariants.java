@@ -240,7 +240,7 @@ final class OutboxVariants implements AutoCloseable {
         "× txmsg HALF_MESSAGE of its transport ((a)/(ar)), per round",
         "× hand-written half message + journal of its transport ((b)/(br)), per round");
     for (String v : List.of(TXMSG_O, HAND_O, TXMSG_OR, HAND_OR)) {
-      List<Double> tp = perSecond(results.of(v, c));
+      List<Double> tp = Load.perSecond(results.of(v, c));
       if (tp.isEmpty()) {
         continue;
       }
@@ -253,13 +253,19 @@ final class OutboxVariants implements AutoCloseable {
       rep.row(
           v,
           Report.num(Stats.median(tp)),
-          Report.ms(Stats.median(col(results.of(v, c), true))),
-          Report.ms(Stats.median(col(results.of(v, c), false))),
+          Report.ms(Stats.median(Load.latencies(results.of(v, c), true))),
+          Report.ms(Stats.median(Load.latencies(results.of(v, c), false))),
           errs,
-          isHand ? "–" : ratio(tp, perSecond(results.of(grpc ? HAND_O : HAND_OR, c))),
-          ratio(
-              tp, perSecond(results.of(grpc ? ProducerSection.TXMSG : ProducerSection.TXMSG_R, c))),
-          ratio(tp, perSecond(results.of(grpc ? ProducerSection.RAW : ProducerSection.RAW_R, c))));
+          isHand
+              ? "–"
+              : Stats.ratioSpread(tp, Load.perSecond(results.of(grpc ? HAND_O : HAND_OR, c))),
+          Stats.ratioSpread(
+              tp,
+              Load.perSecond(
+                  results.of(grpc ? ProducerSection.TXMSG : ProducerSection.TXMSG_R, c))),
+          Stats.ratioSpread(
+              tp,
+              Load.perSecond(results.of(grpc ? ProducerSection.RAW : ProducerSection.RAW_R, c))));
     }
     rep.end();
   }
@@ -271,8 +277,8 @@ final class OutboxVariants implements AutoCloseable {
   }
 
   private void target(Report rep, int c, Results results, String tx, String base, String via) {
-    List<Double> t = perSecond(results.of(tx, c));
-    List<Double> h = perSecond(results.of(base, c));
+    List<Double> t = Load.perSecond(results.of(tx, c));
+    List<Double> h = Load.perSecond(results.of(base, c));
     if (t.isEmpty() || h.isEmpty()) {
       return;
     }
@@ -353,26 +359,6 @@ final class OutboxVariants implements AutoCloseable {
       }
     }
     return n;
-  }
-
-  private static List<Double> perSecond(List<Load.Result> rs) {
-    List<Double> out = new ArrayList<>();
-    for (Load.Result r : rs) {
-      out.add(r.perSecond());
-    }
-    return out;
-  }
-
-  private static List<Double> col(List<Load.Result> rs, boolean p50) {
-    List<Double> out = new ArrayList<>();
-    for (Load.Result r : rs) {
-      out.add(p50 ? r.p50Ms() : r.p99Ms());
-    }
-    return out;
-  }
-
-  private static String ratio(List<Double> tp, List<Double> base) {
-    return base.isEmpty() ? "–" : Stats.spread(Stats.ratios(tp, base));
   }
 
   @Override

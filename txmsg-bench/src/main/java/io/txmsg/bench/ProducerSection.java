@@ -592,12 +592,12 @@ final class ProducerSection {
           Report.ms(med(v, c, Load.Result::p50Ms)),
           Report.ms(med(v, c, Load.Result::p99Ms)),
           errs,
-          ratio(tp, base),
-          ratio(tp, baseR),
-          ratio(tp, baseSent),
-          ratio(tp, baseRSent),
-          ratio(tp, spring),
-          row.getValue() == Via.NONE ? "–" : ratio(tp, jointLimit(c, row.getValue())));
+          Stats.ratioSpread(tp, base),
+          Stats.ratioSpread(tp, baseR),
+          Stats.ratioSpread(tp, baseSent),
+          Stats.ratioSpread(tp, baseRSent),
+          Stats.ratioSpread(tp, spring),
+          row.getValue() == Via.NONE ? "–" : Stats.ratioSpread(tp, jointLimit(c, row.getValue())));
     }
     List<Double> limit = jointLimit(c, Via.GRPC);
     List<Double> limitR = jointLimit(c, Via.REMOTING);
@@ -615,10 +615,6 @@ final class ProducerSection {
     if (c == TARGET_C) {
       writeTargets(base, limit, baseR, limitR, spring, baseSent, baseRSent);
     }
-  }
-
-  private static String ratio(List<Double> tp, List<Double> base) {
-    return base.isEmpty() ? "–" : Stats.spread(Stats.ratios(tp, base));
   }
 
   private void writeTargets(

@@ -109,4 +109,12 @@ final class Stats {
         + Report.ratio(max(ratios))
         + ")";
   }
+
+  /**
+   * The spread of the paired ratios {@code v / base} as the reports print it; "–" when either side
+   * has no values.
+   */
+  static String ratioSpread(List<Double> v, List<Double> base) {
+    return base.isEmpty() || v.isEmpty() ? "–" : spread(ratios(v, base));
+  }
 }
