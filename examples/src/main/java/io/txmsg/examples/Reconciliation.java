@@ -142,12 +142,14 @@ final class Reconciliation {
             new String[] {PaymentEvents.POINTS, "points_ledger"},
             new String[] {PaymentEvents.NOTIFICATION, "sms_notification"},
             new String[] {PaymentEvents.SEARCH_PROJECTION, "order_projection_history"})) {
-      List<Long> latencies =
+      List<Long> inAppliedOrder =
           jdbc.queryForList(
               "SELECT latency_ms FROM "
                   + t[1]
-                  + " WHERE latency_ms IS NOT NULL ORDER BY latency_ms",
+                  + " WHERE latency_ms IS NOT NULL ORDER BY applied_at, latency_ms",
               Long.class);
+      List<Long> latencies = new java.util.ArrayList<>(inAppliedOrder);
+      latencies.sort(null);
       Map<String, Object> span =
           jdbc.queryForMap(
               "SELECT COUNT(*) AS n, MIN(applied_at) AS lo, MAX(applied_at) AS hi FROM "
@@ -167,8 +169,30 @@ final class Reconciliation {
               + " / "
               + pct(latencies, 100)
               + String.format(", %.0f/s", n / Math.max(seconds, 0.001)));
+      QueueingCheck.trend(inAppliedOrder)
+          .ifPresent(trend -> r.figure(t[0] + ": " + QUEUEING, queueing(trend, run)));
     }
     r.figure("wall time (s)", String.format("%.1f", run.wallSeconds()));
+  }
+
+  /** The figure name of a group's latency trend ({@link QueueingCheck}). */
+  static final String QUEUEING = "latency p50 in the first / last fifth of the run (ms)";
+
+  private static String queueing(QueueingCheck.Trend trend, DemoRun run) {
+    String figure = trend.firstFifthP50() + " / " + trend.lastFifthP50();
+    if (!trend.queued()) {
+      return figure + ", steady";
+    }
+    String offered =
+        run.offeredRate() > 0
+            ? "the " + run.offeredRate() + " payments/s offered"
+            : "the load (--rate 0 offers all at once)";
+    return figure
+        + ", QUEUEING: "
+        + offered
+        + " exceeded what this group sustained here, so its latencies above are mostly time spent"
+        + " waiting in its queue; lower --rate or raise --consumer-threads to see the pipeline's"
+        + " own latency";
   }
 
   private void faultFigures(ReconciliationReport r) {

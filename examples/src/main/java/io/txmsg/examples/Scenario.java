@@ -93,6 +93,7 @@ final class Scenario {
       out.println("[6/6] reconciling from the database...");
       DemoRun run =
           new DemoRun(
+              options.rate,
               produceSeconds,
               PaymentDemo.seconds(startNanos),
               load.retried.get(),

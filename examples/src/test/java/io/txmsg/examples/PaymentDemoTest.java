@@ -37,6 +37,10 @@ class PaymentDemoTest {
     assertThat(report.allPass()).isTrue();
     assertThat(report.exitCode()).isZero();
     assertThat(report.figures().get("committed payments (payment rows)")).isEqualTo("200");
+    // Every group's latency trend is reported (steady, or QUEUEING with what to do about it).
+    assertThat(report.figures().keySet())
+        .filteredOn(name -> name.endsWith(Reconciliation.QUEUEING))
+        .hasSize(3);
   }
 
   static Stream<TestDatabase> logDatabases() {

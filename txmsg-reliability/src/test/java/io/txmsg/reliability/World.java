@@ -398,7 +398,8 @@ final class World implements AutoCloseable {
    *       check-back, or given up, until then);
    *   <li>{@link Fault#SILENT} only: the broker's channelExpiredTimeout, counted from the fault's
    *       start (a silent client keeps its channel, and what the broker routes to it, until then; a
-   *       killed one's closes at once).
+   *       killed one's closes at once). {@link #settleDeadline} counts it only for a silence that
+   *       lasted at least that long.
    * </ul>
    */
   Map<String, Duration> settleTerms(boolean silent) {
@@ -474,8 +475,15 @@ final class World implements AutoCloseable {
 
   /**
    * The earliest moment (nanoTime) after which nothing the recorded faults caused can still arrive:
-   * the latest over the faults of (its end + the window without channel expiry) and, for a silent
-   * one, (its start + the window with it). With no fault recorded: {@code fallback} + the window.
+   * the latest over the faults of (its end + the window without channel expiry) and, for a silence
+   * that lasted at least the broker's channel expiry, (its start + the window with it). With no
+   * fault recorded: {@code fallback} + the window.
+   *
+   * <p>Why a shorter silence needs no expiry term: the broker drops a silent client's channel only
+   * once it has been silent for channelExpiredTimeout. A silence that ended sooner leaves the
+   * channel in place; what the broker routed to it during the silence (a check-back, a pulled or
+   * popped message) is handled by that client after it resumes, that is after the fault's end, and
+   * a popped message it does not acknowledge comes back after the lease, a term of the base window.
    */
   private long settleDeadline(long fallback) {
     long base = settleWindow(false).toNanos();
@@ -483,14 +491,22 @@ final class World implements AutoCloseable {
       return fallback + base;
     }
     long silent = settleWindow(true).toNanos();
+    long expiry = Duration.ofMillis(brokerMillis("channelExpiredTimeout")).toNanos();
     long deadline = Long.MIN_VALUE;
     for (FaultWindow f : faults) {
       deadline = Math.max(deadline, f.endNanos() + base);
-      if (f.kind() == Fault.SILENT) {
+      if (f.kind() == Fault.SILENT && f.endNanos() - f.startNanos() >= expiry) {
         deadline = Math.max(deadline, f.startNanos() + silent);
       }
     }
     return deadline;
+  }
+
+  /** Whether a recorded silence lasted at least the broker's channel expiry. */
+  private boolean anySilenceOutlastedChannelExpiry() {
+    long expiry = Duration.ofMillis(brokerMillis("channelExpiredTimeout")).toNanos();
+    return faults.stream()
+        .anyMatch(f -> f.kind() == Fault.SILENT && f.endNanos() - f.startNanos() >= expiry);
   }
 
   /**
@@ -689,7 +705,7 @@ final class World implements AutoCloseable {
         "SETTLE %s: window %s (%s faults), waited %d ms for it after quiet, %d ms for the"
             + " conditions%s%n",
         topic,
-        settleWindow(faults.stream().anyMatch(f -> f.kind() == Fault.SILENT)),
+        settleWindow(anySilenceOutlastedChannelExpiry()),
         faults.size(),
         Math.max(0, wait) / 1_000_000,
         (settledAt - Math.max(quietAt, deadline)) / 1_000_000,
