@@ -7,6 +7,7 @@ import io.txmsg.transport.ProducerChannel;
 import io.txmsg.transport.TopicKind;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.rocketmq.client.impl.factory.MQClientInstance;
 import org.apache.rocketmq.client.producer.LocalTransactionState;
 import org.apache.rocketmq.client.producer.MessageQueueSelector;
 import org.apache.rocketmq.client.producer.SendResult;
@@ -15,6 +16,12 @@ import org.apache.rocketmq.client.producer.TransactionMQProducer;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageAccessor;
 import org.apache.rocketmq.common.message.MessageConst;
+import org.apache.rocketmq.common.message.MessageDecoder;
+import org.apache.rocketmq.common.sysflag.MessageSysFlag;
+import org.apache.rocketmq.remoting.protocol.RemotingCommand;
+import org.apache.rocketmq.remoting.protocol.RequestCode;
+import org.apache.rocketmq.remoting.protocol.ResponseCode;
+import org.apache.rocketmq.remoting.protocol.header.EndTransactionRequestHeader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,8 +35,10 @@ import org.slf4j.LoggerFactory;
  * <p>The half message is sent the way {@code sendMessageInTransaction} sends it (the prepared flag
  * and the producer group as properties, a synchronous send), but the commit is a separate step
  * ({@link HalfMessage#commit()}), because txmsg runs the local transaction between the two on the
- * caller's thread, not inside a listener callback. The commit ({@code endTransaction}) is oneway,
- * as through the proxy: a lost one is settled by the check-back.
+ * caller's thread, not inside a listener callback. {@link HalfMessage#commit()} is the client's
+ * oneway {@code endTransaction}, as through the proxy: a lost one is settled by the check-back.
+ * {@link HalfMessage#commitAndConfirm()} sends the same request synchronously and reads the
+ * broker's answer.
  */
 final class RemotingProducerChannel implements ProducerChannel {
   private static final Logger log = LoggerFactory.getLogger(RemotingProducerChannel.class);
@@ -160,6 +169,67 @@ final class RemotingProducerChannel implements ProducerChannel {
     @Override
     public void rollback() throws PublishException {
       end(LocalTransactionState.ROLLBACK_MESSAGE);
+    }
+
+    /**
+     * END_TRANSACTION as the client builds it for its oneway commit, but sent synchronously so that
+     * the broker's answer (the result of writing the final message) is read instead of dropped.
+     */
+    @Override
+    public boolean commitAndConfirm() throws PublishException {
+      String what = "commit of half message " + result.getMsgId();
+      RemotingCommand response;
+      try {
+        MQClientInstance client = producer.getDefaultMQProducerImpl().getMqClientFactory();
+        String brokerName =
+            client.getBrokerNameFromMessageQueue(
+                producer.queueWithNamespace(result.getMessageQueue()));
+        String brokerAddr = client.findBrokerAddressInPublish(brokerName);
+        if (brokerAddr == null) {
+          throw new PublishException(
+              what + ": no address for broker " + brokerName + " (outcome unknown)",
+              "BROKER_NOT_FOUND",
+              true,
+              null);
+        }
+        EndTransactionRequestHeader header = new EndTransactionRequestHeader();
+        header.setTopic(msg.getTopic());
+        header.setBrokerName(brokerName);
+        header.setTransactionId(result.getTransactionId());
+        header.setCommitLogOffset(
+            MessageDecoder.decodeMessageId(
+                    result.getOffsetMsgId() != null ? result.getOffsetMsgId() : result.getMsgId())
+                .getOffset());
+        header.setCommitOrRollback(MessageSysFlag.TRANSACTION_COMMIT_TYPE);
+        header.setProducerGroup(producer.getProducerGroup());
+        header.setTranStateTableOffset(result.getQueueOffset());
+        header.setMsgId(result.getMsgId());
+        RemotingCommand request =
+            RemotingCommand.createRequestCommand(RequestCode.END_TRANSACTION, header);
+        response =
+            client
+                .getMQClientAPIImpl()
+                .getRemotingClient()
+                .invokeSync(brokerAddr, request, producer.getSendMsgTimeout());
+      } catch (PublishException e) {
+        throw e;
+      } catch (Exception e) {
+        throw RemotingErrors.classify(what + " (outcome unknown)", e);
+      }
+      if (response.getCode() != ResponseCode.SUCCESS) {
+        // SYSTEM_ERROR "find prepared message failed", ILLEGAL_OPERATION, SLAVE_NOT_AVAILABLE...:
+        // retryable in the sense that the check-back and the reconciler finish the event.
+        throw new PublishException(
+            what
+                + " answered "
+                + response.getCode()
+                + (response.getRemark() == null ? "" : ": " + response.getRemark())
+                + " (outcome unknown)",
+            "END_TRANSACTION_" + response.getCode(),
+            true,
+            null);
+      }
+      return true;
     }
 
     void end(LocalTransactionState state) throws PublishException {

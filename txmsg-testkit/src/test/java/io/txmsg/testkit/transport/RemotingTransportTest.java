@@ -94,6 +94,45 @@ class RemotingTransportTest {
     }
   }
 
+  /**
+   * What the broker answers a synchronous END_TRANSACTION, which the client otherwise sends oneway:
+   * SUCCESS once it wrote the final message, and SUCCESS again for a repeated commit of the same
+   * half message, which writes the final message a second time (the broker finds the half message
+   * by its commit-log offset and does not look at whether it was already ended).
+   */
+  @Test
+  void aSynchronousCommitIsAnsweredAndARepeatedOneWritesTheMessageAgain() throws Exception {
+    String topic = "rt-sync-" + UUID.randomUUID().toString().substring(0, 8);
+    mq.createTopic(topic, TopicType.TRANSACTION);
+    List<InboundMessage> delivered = new CopyOnWriteArrayList<>();
+    try (TestTransport.Open t = TestTransport.REMOTING.open();
+        ProducerChannel producer =
+            t.transport()
+                .openProducer(new ProducerSpec("rt-sync-store", Set.of(topic), v -> null));
+        Subscription sub =
+            t.transport()
+                .subscribe(
+                    new SubscriptionSpec("rt-g-" + topic, Map.of(topic, "*"), 2),
+                    m -> {
+                      delivered.add(m);
+                      return Verdict.ACK;
+                    })) {
+      mq.awaitSubscribed("rt-g-" + topic, topic, Duration.ofSeconds(20));
+      HalfMessage once = producer.sendHalf(message(topic, "once"));
+      assertThat(once.commitAndConfirm()).as("the broker's answer to the commit").isTrue();
+      HalfMessage twice = producer.sendHalf(message(topic, "twice"));
+      assertThat(twice.commitAndConfirm()).isTrue();
+      assertThat(twice.commitAndConfirm()).as("a repeated commit is answered SUCCESS").isTrue();
+      await(
+          () -> delivered.size() >= 3,
+          Duration.ofSeconds(30),
+          () -> "delivered " + bodies(delivered));
+      assertThat(delivered)
+          .extracting(m -> new String(m.body(), StandardCharsets.UTF_8))
+          .containsExactlyInAnyOrder("once", "twice", "twice");
+    }
+  }
+
   @Test
   void retryRedeliversWithTheAttemptCountingFromOne() throws Exception {
     String topic = "rt-retry-" + UUID.randomUUID().toString().substring(0, 8);
