@@ -2,7 +2,8 @@ package io.txmsg.api;
 
 /**
  * How journal rows become SENT. The default depends on the {@link DeliveryMode}: {@link #CONSUMER}
- * for {@link DeliveryMode#HALF_MESSAGE}, {@link #SEND_OK} for {@link DeliveryMode#OUTBOX}.
+ * for {@link DeliveryMode#HALF_MESSAGE} ({@link #BROKER_ACK} over remoting when the store's brokers
+ * are declared durable), {@link #SEND_OK} for {@link DeliveryMode#OUTBOX} and CDC.
  */
 public enum DeliveryConfirmation {
   /**
@@ -23,6 +24,26 @@ public enum DeliveryConfirmation {
    * that loss is acceptable.
    */
   PROXY_ACK,
+  /**
+   * {@link DeliveryMode#HALF_MESSAGE} over the remoting transport only; the default there for a
+   * store whose brokers are declared durable ({@code brokersDurable}). The commit is sent
+   * synchronously and the row becomes SENT (in batches, off the caller's thread) when the broker
+   * answers SUCCESS: it found the half message and appended the final message on its master. No
+   * confirm group runs.
+   *
+   * <p>The window: SUCCESS is answered before the flush and the replication, and also when they
+   * time out, so only a broker with synchronous flush (and synchronous replication where a replica
+   * can take over) keeps what it acknowledged. On an async-flush broker that lost the half message
+   * in a crash, the offset can hold another half message of the same group, which the commit then
+   * commits and answers SUCCESS for: the event, marked SENT, is lost. Hence the default only for
+   * brokers declared durable; elsewhere choose {@link #CONSUMER}.
+   *
+   * <p>A commit not answered SUCCESS (a timeout, a lost answer, an error) leaves the row PENDING;
+   * the check-back and the reconciler finish it. A row committed by a check-back gets no answer
+   * (the client answers check-backs oneway) and is republished after {@code republishAfter}: one
+   * duplicate, which consumers drop by event id.
+   */
+  BROKER_ACK,
   /**
    * {@link DeliveryMode#OUTBOX} only, and its default: SENT once the broker answered the
    * synchronous send with SEND_OK, recorded in batches off the caller's thread. The window: SEND_OK

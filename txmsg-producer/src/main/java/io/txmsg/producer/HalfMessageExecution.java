@@ -172,7 +172,14 @@ final class HalfMessageExecution {
       return false;
     }
     try {
-      half.commit();
+      if (settings.confirmation() == DeliveryConfirmation.BROKER_ACK) {
+        // Synchronous: SUCCESS proves the final message was written (see BROKER_ACK's window).
+        if (half.commitAndConfirm()) {
+          publisher.recordCommitted(row.getEventId(), row.getBrokerMessageId());
+        }
+      } else {
+        half.commit();
+      }
       metrics.send(row.getDestination(), row.getEventType(), ProducerMetrics.SENT);
     } catch (Exception e) {
       metrics.send(row.getDestination(), row.getEventType(), ProducerMetrics.UNKNOWN);

@@ -42,6 +42,14 @@ final class ImmediatePublisher {
     this.metrics = metrics;
   }
 
+  /**
+   * Queues a row's SENT for the batched recorder: a half message whose synchronous commit the
+   * broker answered SUCCESS ({@link io.txmsg.api.DeliveryConfirmation#BROKER_ACK}).
+   */
+  void recordCommitted(String eventId, String messageId) {
+    recorder.sent(eventId, messageId);
+  }
+
   /** Returns whether the broker answered SEND_OK. */
   boolean publish(TxMessage message, JournalRow row) {
     String eventId = row.getEventId();

@@ -116,7 +116,14 @@ final class JoinedCompletion {
     }
     e.halfSettled = true;
     try {
-      e.halfMessage.commit();
+      if (settings.confirmation() == DeliveryConfirmation.BROKER_ACK) {
+        // Synchronous: SUCCESS proves the final message was written (see BROKER_ACK's window).
+        if (e.halfMessage.commitAndConfirm()) {
+          publisher.recordCommitted(row.getEventId(), row.getBrokerMessageId());
+        }
+      } else {
+        e.halfMessage.commit();
+      }
       metrics.send(row.getDestination(), row.getEventType(), ProducerMetrics.SENT);
     } catch (Exception x) {
       metrics.send(row.getDestination(), row.getEventType(), ProducerMetrics.UNKNOWN);

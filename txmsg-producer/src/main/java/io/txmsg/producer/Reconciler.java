@@ -1,5 +1,6 @@
 package io.txmsg.producer;
 
+import io.txmsg.api.DeliveryConfirmation;
 import io.txmsg.api.PublishException;
 import io.txmsg.store.TxmsgStore;
 import io.txmsg.store.journal.Journal;
@@ -289,7 +290,12 @@ public final class Reconciler {
     }
     // A TRANSACTION topic refuses a plain send: a half message committed at once.
     HalfMessage half = producer.sendHalf(EnvelopeCodec.encode(row));
-    half.commit();
+    if (settings.confirmation() == DeliveryConfirmation.BROKER_ACK) {
+      // Recorded SENT only from the broker's SUCCESS; anything else throws and the row is retried.
+      half.commitAndConfirm();
+    } else {
+      half.commit();
+    }
     return half.messageId();
   }
 

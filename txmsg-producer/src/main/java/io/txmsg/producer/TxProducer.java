@@ -94,6 +94,12 @@ public final class TxProducer implements AutoCloseable {
       // modes are still answered from the journal.
       ch = transport.openProducer(new ProducerSpec(s.storeId(), s.allTopics(), dispatcher));
       fifo = checkTopicKinds(ch, s);
+      if (s.confirmation() == DeliveryConfirmation.BROKER_ACK && !ch.confirmsCommits()) {
+        throw new InvalidSettingsException(
+            "confirmation",
+            "BROKER_ACK needs a transport that reads the broker's answer to the commit (remoting,"
+                + " a NameServer connection); this one commits oneway: use CONSUMER");
+      }
       if (s.confirmation() == DeliveryConfirmation.CONSUMER) {
         c = DeliveryConfirmer.start(transport, journal, s);
       }

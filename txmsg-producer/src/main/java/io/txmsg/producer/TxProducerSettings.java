@@ -40,6 +40,7 @@ public final class TxProducerSettings extends SealableSettings<TxProducerSetting
   private Duration retryBackoffMax = Duration.ofMinutes(5);
   private Duration consumeLogRetention = Duration.ofDays(7);
   private DeliveryConfirmation confirmation;
+  private boolean brokersDurable = false;
   private DeliveryMode deliveryMode = DeliveryMode.HALF_MESSAGE;
   private Duration publishAfter = Duration.ofSeconds(5);
   private Duration cdcFallbackAfter = Duration.ofSeconds(60);
@@ -253,15 +254,40 @@ public final class TxProducerSettings extends SealableSettings<TxProducerSetting
   }
 
   /**
-   * How rows become SENT; default {@link DeliveryConfirmation#CONSUMER} in HALF_MESSAGE mode and
-   * {@link DeliveryConfirmation#SEND_OK} in OUTBOX and CDC mode (read its window). PROXY_ACK is for
-   * HALF_MESSAGE only, SEND_OK for OUTBOX and CDC; CDC allows SEND_OK only (the relay records SENT
-   * from it).
+   * How rows become SENT; default {@link DeliveryConfirmation#CONSUMER} in HALF_MESSAGE mode
+   * ({@link DeliveryConfirmation#BROKER_ACK} on the remoting transport when {@link
+   * #brokersDurable(boolean) the brokers are declared durable}) and {@link
+   * DeliveryConfirmation#SEND_OK} in OUTBOX and CDC mode (read its window). PROXY_ACK and
+   * BROKER_ACK are for HALF_MESSAGE only (BROKER_ACK on remoting only), SEND_OK for OUTBOX and CDC;
+   * CDC allows SEND_OK only (the relay records SENT from it).
    */
   public TxProducerSettings confirmation(DeliveryConfirmation c) {
     checkNotSealed();
     this.confirmation = c;
     return this;
+  }
+
+  /**
+   * Declares that every broker of this store keeps what it acknowledged: synchronous flush ({@code
+   * flushDiskType=SYNC_FLUSH}) and, where a replica can take over from a master, synchronous
+   * replication ({@code brokerRole=SYNC_MASTER}, or a quorum). txmsg cannot check this from the
+   * client; it is the operator's statement. Default false.
+   *
+   * <p>What it changes: a HALF_MESSAGE store on the remoting transport then defaults to {@link
+   * DeliveryConfirmation#BROKER_ACK} (SENT from the broker's answer to a synchronous commit, no
+   * confirm group) instead of {@link DeliveryConfirmation#CONSUMER}. Nothing else: an explicit
+   * {@link #confirmation} wins, and over gRPC the default stays CONSUMER (the proxy commits oneway,
+   * so there is no broker answer to read).
+   */
+  public TxProducerSettings brokersDurable(boolean b) {
+    checkNotSealed();
+    this.brokersDurable = b;
+    return this;
+  }
+
+  /** Whether the store's brokers are declared durable ({@link #brokersDurable(boolean)}). */
+  public boolean brokersDurable() {
+    return brokersDurable;
   }
 
   /**
@@ -323,6 +349,18 @@ public final class TxProducerSettings extends SealableSettings<TxProducerSetting
         deliveryMode == DeliveryMode.HALF_MESSAGE || c != DeliveryConfirmation.PROXY_ACK,
         "confirmation",
         "PROXY_ACK is for deliveryMode HALF_MESSAGE; an OUTBOX store uses SEND_OK or CONSUMER");
+    require(
+        deliveryMode == DeliveryMode.HALF_MESSAGE || c != DeliveryConfirmation.BROKER_ACK,
+        "confirmation",
+        "BROKER_ACK is for deliveryMode HALF_MESSAGE; an OUTBOX store uses SEND_OK or CONSUMER");
+    require(
+        c != DeliveryConfirmation.BROKER_ACK
+            || connection == null
+            || !"grpc".equals(connection.protocol()),
+        "confirmation",
+        "BROKER_ACK reads the broker's answer to a synchronous commit, which only the remoting"
+            + " transport (a NameServer connection) gets; through a gRPC proxy the commit is"
+            + " oneway: use CONSUMER, or PROXY_ACK if its window is acceptable");
     positive("publishAfter", publishAfter);
     require(
         cdcFallbackAfter != null && cdcFallbackAfter.compareTo(Duration.ofSeconds(1)) >= 0,
@@ -460,8 +498,11 @@ public final class TxProducerSettings extends SealableSettings<TxProducerSetting
     if (confirmation != null) {
       return confirmation;
     }
-    return deliveryMode != DeliveryMode.HALF_MESSAGE
-        ? DeliveryConfirmation.SEND_OK
+    if (deliveryMode != DeliveryMode.HALF_MESSAGE) {
+      return DeliveryConfirmation.SEND_OK;
+    }
+    return brokersDurable && connection != null && "remoting".equals(connection.protocol())
+        ? DeliveryConfirmation.BROKER_ACK
         : DeliveryConfirmation.CONSUMER;
   }
 
@@ -536,6 +577,7 @@ public final class TxProducerSettings extends SealableSettings<TxProducerSetting
         + deliveryMode
         + ", confirmation="
         + confirmation()
+        + (brokersDurable ? ", brokersDurable" : "")
         + ", publishAfter="
         + publishAfter
         + (deliveryMode == DeliveryMode.CDC ? ", cdcFallbackAfter=" + cdcFallbackAfter : "")

@@ -88,9 +88,20 @@ final class SettingsFromProperties {
               d.deliveryMode(),
               p.getDeliveryMode(),
               s::deliveryMode);
-          // Unset reads as the mode's default (CONSUMER or SEND_OK): compare with that one.
+          f.set(
+              "brokers-durable",
+              s.brokersDurable(),
+              d.brokersDurable(),
+              p.isBrokersDurable(),
+              s::brokersDurable);
+          // Unset reads as the mode's default (CONSUMER, BROKER_ACK or SEND_OK): compare with that
+          // one, computed from the same mode, connection and durability declaration.
           DeliveryConfirmation modeDefault =
-              new TxProducerSettings().deliveryMode(s.deliveryMode()).confirmation();
+              new TxProducerSettings()
+                  .deliveryMode(s.deliveryMode())
+                  .connection(s.connection())
+                  .brokersDurable(s.brokersDurable())
+                  .confirmation();
           if (s.confirmation() != modeDefault) {
             f.fromBean.add("txmsg.producer.confirmation");
           } else if (p.getConfirmation() != null) {

@@ -198,8 +198,18 @@ public class TxmsgProperties {
     /** How execute publishes its event. */
     private DeliveryMode deliveryMode = DeliveryMode.HALF_MESSAGE;
 
-    /** How rows become SENT. Default: CONSUMER with HALF_MESSAGE, SEND_OK with OUTBOX. */
+    /**
+     * How rows become SENT. Default: CONSUMER with HALF_MESSAGE (BROKER_ACK over remoting when
+     * brokers-durable is true), SEND_OK with OUTBOX and CDC.
+     */
     private DeliveryConfirmation confirmation;
+
+    /**
+     * Declares that the store's brokers keep what they acknowledge (SYNC_FLUSH, and synchronous
+     * replication where a replica can take over). Over remoting a HALF_MESSAGE store then defaults
+     * to BROKER_ACK confirmation (no confirm group).
+     */
+    private boolean brokersDurable = false;
 
     /**
      * A row sent OUTBOX-style whose send right after commit did not happen is sent this long after
@@ -331,6 +341,14 @@ public class TxmsgProperties {
 
     public void setConfirmation(DeliveryConfirmation confirmation) {
       this.confirmation = confirmation;
+    }
+
+    public boolean isBrokersDurable() {
+      return brokersDurable;
+    }
+
+    public void setBrokersDurable(boolean brokersDurable) {
+      this.brokersDurable = brokersDurable;
     }
 
     public Duration getPublishAfter() {

@@ -28,6 +28,14 @@ public interface ProducerChannel extends AutoCloseable {
   String send(OutboundMessage message) throws PublishException;
 
   /**
+   * Whether {@link HalfMessage#commitAndConfirm()} reads the broker's own answer to the commit
+   * (remoting) rather than sending it oneway and answering {@code false} (gRPC, the default).
+   */
+  default boolean confirmsCommits() {
+    return false;
+  }
+
+  /**
    * The kinds of message the broker says the topic accepts, if the transport can tell; empty when
    * it cannot (the default), which callers must treat as "unknown", not as "wrong". {@code
    * TxProducer.build()} uses it to refuse, at start instead of at the first send, a topic of the

@@ -116,6 +116,11 @@ final class RemotingProducerChannel implements ProducerChannel {
     return result.getMsgId();
   }
 
+  @Override
+  public boolean confirmsCommits() {
+    return true;
+  }
+
   /**
    * From the topic's {@code message.type} attribute on its broker (RocketMQ 5); unknown when the
    * topic declares none (a 4.x broker, or a topic created without it), which over remoting still
