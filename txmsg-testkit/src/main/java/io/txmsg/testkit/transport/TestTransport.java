@@ -160,6 +160,15 @@ public enum TestTransport {
     return out.stream();
   }
 
+  /**
+   * The remoting transport, if enabled, × every enabled database: for behaviour only the remoting
+   * client has (a synchronous commit, the broker's channel per producer). Empty when remoting is
+   * not enabled, so its tests declare {@code allowZeroInvocations}.
+   */
+  public static Stream<Arguments> remotingWithDatabases() {
+    return realWithDatabases().filter(a -> a.get()[0] == REMOTING);
+  }
+
   /** Every transport × every enabled database (see {@link TestDatabases}). */
   public static Stream<Arguments> withDatabases() {
     List<Arguments> out = new ArrayList<>();
