@@ -16,6 +16,9 @@ import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * {@link DeliveryConfirmation#BROKER_ACK} on the remoting transport and the real broker: the commit
@@ -91,6 +94,32 @@ class BrokerAckTest {
       assertThat(await(Duration.ofSeconds(30), () -> h.deliveryCount(eventId) >= 2)).isTrue();
       Thread.sleep(2000);
       assertThat(h.deliveryCount(eventId)).as("the check-back's and the republish's").isEqualTo(2);
+    }
+  }
+
+  /** A publish joined to the caller's Spring transaction is SENT the same way at its commit. */
+  @ParameterizedTest(allowZeroInvocations = true)
+  @MethodSource(REMOTING)
+  void aJoinedPublishIsSentFromTheBrokersAnswerAtTheCallersCommit(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    try (ProducerHarness h =
+        new ProducerHarness(
+            kind, transport.open(), s -> s.confirmation(DeliveryConfirmation.BROKER_ACK))) {
+      String id = UUID.randomUUID().toString().substring(0, 8);
+      new TransactionTemplate(new DataSourceTransactionManager(h.db.dataSource()))
+          .executeWithoutResult(
+              st -> {
+                new JdbcTemplate(h.db.dataSource())
+                    .update("INSERT INTO payment (id, amount) VALUES (?, ?)", id, 10);
+                h.txmsg.template().publish(h.message(id, 10));
+              });
+      String eventId = "evt-" + id;
+      assertThat(
+              await(Duration.ofSeconds(20), () -> h.journalStatus(eventId) == JournalStatus.SENT))
+          .isTrue();
+      assertThat(await(Duration.ofSeconds(30), () -> h.deliveryCount(eventId) >= 1)).isTrue();
+      Thread.sleep(1000);
+      assertThat(h.deliveryCount(eventId)).isEqualTo(1);
     }
   }
 }
