@@ -190,6 +190,12 @@ final class HalfMessageExecution {
   }
 
   private void markSentAfterProxyAck(JournalRow row) {
+    if (settings.sentBatchSize() > 1) {
+      // Off the caller's thread, with the other acknowledgements of the batch: nothing reads SENT
+      // before republishAfter, and a lost record only costs a republish.
+      publisher.acknowledged(row.getEventId(), row.getBrokerMessageId());
+      return;
+    }
     try {
       journal.markSentByProducer(row.getEventId(), row.getBrokerMessageId());
     } catch (Exception e) {

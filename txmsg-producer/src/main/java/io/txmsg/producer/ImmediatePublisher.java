@@ -42,6 +42,14 @@ final class ImmediatePublisher {
     this.metrics = metrics;
   }
 
+  /**
+   * Queues a broker acknowledgement obtained elsewhere (PROXY_ACK: the accepted commit of a half
+   * message) for the batched recorder, like the SEND_OK of a send made here.
+   */
+  void acknowledged(String eventId, String messageId) {
+    recorder.sent(eventId, messageId);
+  }
+
   /** Returns whether the broker answered SEND_OK. */
   boolean publish(TxMessage message, JournalRow row) {
     String eventId = row.getEventId();

@@ -128,7 +128,9 @@ final class JoinedCompletion {
           x.toString());
       return;
     }
-    if (settings.confirmation() == DeliveryConfirmation.PROXY_ACK) {
+    if (settings.confirmation() == DeliveryConfirmation.PROXY_ACK && settings.sentBatchSize() > 1) {
+      publisher.acknowledged(row.getEventId(), row.getBrokerMessageId());
+    } else if (settings.confirmation() == DeliveryConfirmation.PROXY_ACK) {
       try {
         journal.markSentByProducer(row.getEventId(), row.getBrokerMessageId());
       } catch (Exception x) {
