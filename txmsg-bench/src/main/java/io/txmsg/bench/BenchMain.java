@@ -106,6 +106,14 @@ public final class BenchMain {
   final String ackTopic = "bench-proxyack-" + run;
   TxProducer txmsgProxyAck;
   TxProducer txmsgRemotingProxyAck;
+
+  /**
+   * (e1), (er1): (e) and (er) with {@code sentBatchSize(1)}, the per-row SENT on the caller's
+   * thread that PROXY_ACK ran before the batched recorder: the old path in the same rounds.
+   */
+  TxProducer txmsgProxyAckPerRow;
+
+  TxProducer txmsgRemotingProxyAckPerRow;
   final String ackRemotingTopic = "bench-proxyack-r-" + run;
   final String e2eTopic = "bench-e2e-" + run;
   final String rawTopic = "bench-raw-" + run;
@@ -307,6 +315,31 @@ public final class BenchMain {
                     .confirmation(DeliveryConfirmation.PROXY_ACK)
                     .reconcilerEnabled(false))
             .meterRegistry(ackRemotingMetrics)
+            .build();
+    // (e1)/(er1): the same two with the per-row path, on the same topics (no consumer reads them).
+    txmsgProxyAckPerRow =
+        TxProducer.builder()
+            .dataSource(ds)
+            .settings(
+                new TxProducerSettings()
+                    .connection(connection())
+                    .topics(ackTopic)
+                    .storeId("bench-proxyack-1")
+                    .confirmation(DeliveryConfirmation.PROXY_ACK)
+                    .sentBatchSize(1)
+                    .reconcilerEnabled(false))
+            .build();
+    txmsgRemotingProxyAckPerRow =
+        TxProducer.builder()
+            .dataSource(ds)
+            .settings(
+                new TxProducerSettings()
+                    .connection(remotingConnection())
+                    .topics(ackRemotingTopic)
+                    .storeId("bench-proxyack-r1")
+                    .confirmation(DeliveryConfirmation.PROXY_ACK)
+                    .sentBatchSize(1)
+                    .reconcilerEnabled(false))
             .build();
   }
 
@@ -638,6 +671,8 @@ public final class BenchMain {
           txmsgRemoting,
           txmsgProxyAck,
           txmsgRemotingProxyAck,
+          txmsgProxyAckPerRow,
+          txmsgRemotingProxyAckPerRow,
           ds,
           consumerDs == ds ? null : consumerDs,
           h2,

@@ -77,6 +77,25 @@ final class BenchSupport {
     return (System.nanoTime() - t0) / 1e9;
   }
 
+  /** Waits (at most 60 s) until every row of one store in the default journal is SENT. */
+  static double drainStore(DataSource ds, String storeId) throws Exception {
+    long t0 = System.nanoTime();
+    long until = t0 + 60_000_000_000L;
+    String sql =
+        "SELECT COUNT(*) FROM txmsg_journal WHERE status <> 'SENT' AND store_id = '"
+            + storeId
+            + "'";
+    long left;
+    while ((left = Sql.count(ds, sql)) > 0) {
+      if (System.nanoTime() > until) {
+        progress("  ! %d journal rows of %s still not SENT after 60 s", left, storeId);
+        break;
+      }
+      Thread.sleep(20);
+    }
+    return (System.nanoTime() - t0) / 1e9;
+  }
+
   /** Column {@code i} of the rows (none when {@code rows} is null). */
   static List<Double> col(List<double[]> rows, int i) {
     List<Double> out = new ArrayList<>();

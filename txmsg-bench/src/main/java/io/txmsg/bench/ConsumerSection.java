@@ -8,6 +8,7 @@ import io.txmsg.api.Envelope;
 import io.txmsg.api.consumer.ConsumeOutcome;
 import io.txmsg.bench.Credits.Paid;
 import io.txmsg.consumer.TxConsumers;
+import io.txmsg.store.consume.VersionRows;
 import io.txmsg.transport.BrokerConnection;
 import java.sql.Connection;
 import java.time.Duration;
@@ -33,19 +34,41 @@ final class ConsumerSection {
   static final String C_RAW = "(b) raw PushConsumer (gRPC), insert in own tx";
   static final String C_DEDUP = "(a) txmsg handler (gRPC), dedup";
   static final String C_GUARD = "(a) txmsg handler (gRPC), dedup + version guard";
+
+  /**
+   * (a1): (a) with the version row created in a transaction of its own before the claim (the path
+   * before MariaDB's in-claim insert; the same as (a) on H2 and PostgreSQL).
+   */
+  static final String C_GUARD_OWN_TX =
+      "(a1) = (a) guard with the version row in a transaction of its own (before)";
+
   static final String C_LEASED = "(al) txmsg handler (gRPC, leased delivery 15 s), dedup";
   static final String C_RAW_R = "(br) raw DefaultMQPushConsumer (remoting), insert in own tx";
   static final String C_DEDUP_R = "(ar) txmsg handler (remoting), dedup";
   static final String C_GUARD_R = "(ar) txmsg handler (remoting), dedup + version guard";
 
   private static final List<String> ALL =
-      List.of(C_RAW, C_DEDUP, C_GUARD, C_LEASED, C_RAW_R, C_DEDUP_R, C_GUARD_R);
+      List.of(C_RAW, C_DEDUP, C_GUARD, C_GUARD_OWN_TX, C_LEASED, C_RAW_R, C_DEDUP_R, C_GUARD_R);
 
   /** The group name token of each variant. */
   private static final Map<String, String> TOKEN =
       Map.of(
-          C_RAW, "raw", C_DEDUP, "dedup", C_GUARD, "guard", C_LEASED, "leased", C_RAW_R, "raw-r",
-          C_DEDUP_R, "dedup-r", C_GUARD_R, "guard-r");
+          C_RAW,
+          "raw",
+          C_DEDUP,
+          "dedup",
+          C_GUARD,
+          "guard",
+          C_LEASED,
+          "leased",
+          C_RAW_R,
+          "raw-r",
+          C_DEDUP_R,
+          "dedup-r",
+          C_GUARD_R,
+          "guard-r",
+          C_GUARD_OWN_TX,
+          "guard-own-tx");
 
   /** The variants selected by {@code --variants} (b, a, al, br, ar). */
   private final List<String> variants = new ArrayList<>();
@@ -142,13 +165,22 @@ final class ConsumerSection {
               b, group, b.consumeTopic, done::accept, done.errors::incrementAndGet);
       stop = pc::shutdown;
     } else {
-      stop =
-          startTxConsumer(
-              group,
-              remoting(variant) ? b.remotingConnection() : b.connection(),
-              variant.equals(C_GUARD) || variant.equals(C_GUARD_R),
-              variant.equals(C_LEASED),
-              done);
+      // The old path of (a1) is chosen when its consumers are built (the property is read then).
+      boolean ownTx = variant.equals(C_GUARD_OWN_TX);
+      if (ownTx) {
+        System.setProperty(VersionRows.OWN_TRANSACTION_PROPERTY, "true");
+      }
+      try {
+        stop =
+            startTxConsumer(
+                group,
+                remoting(variant) ? b.remotingConnection() : b.connection(),
+                variant.equals(C_GUARD) || variant.equals(C_GUARD_R) || ownTx,
+                variant.equals(C_LEASED),
+                done);
+      } finally {
+        System.clearProperty(VersionRows.OWN_TRANSACTION_PROPERTY);
+      }
     }
     boolean complete = done.all.await(180, TimeUnit.SECONDS);
     stop.run();
@@ -262,7 +294,9 @@ final class ConsumerSection {
             + " (no dedup); the txmsg handler (the same definition on both transports, only the"
             + " connection differs) inserts the same row inside the framework's transaction"
             + " (consume-log claim, optional version guard: one aggregate per event, so the guard"
-            + " also creates one version row per event in its own short transaction). Ratios are"
+            + " also creates one version row per event: in a short transaction of its own on H2,"
+            + " inside the claim transaction on MariaDB, by the claim's upsert on PostgreSQL; (a1),"
+            + " when selected, creates it in a transaction of its own on MariaDB too). Ratios are"
             + " paired within each round; median (min–max) over "
             + b.opt.rounds
             + " rounds after one warm-up round. Errors: failed deliveries (raw: the listener"
@@ -288,6 +322,15 @@ final class ConsumerSection {
           errors);
     }
     rep.end();
+    List<Double> guardNew = col(results.get(C_GUARD), 0);
+    List<Double> guardOld = col(results.get(C_GUARD_OWN_TX), 0);
+    if (!guardNew.isEmpty() && !guardOld.isEmpty()) {
+      rep.p(
+          "Version row inside the claim transaction (a) against in a transaction of its own (a1),"
+              + " per round: "
+              + Stats.ratioSpread(guardNew, guardOld)
+              + ".");
+    }
     rep.p(
         "Order of the variants in each round, round 0 the warm-up (seed "
             + b.order.seed()

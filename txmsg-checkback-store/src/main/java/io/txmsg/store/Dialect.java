@@ -238,6 +238,17 @@ public enum Dialect {
     return this == POSTGRESQL;
   }
 
+  /**
+   * Whether the version guard creates a missing {@code aggregate_version} row inside the claim
+   * transaction, with an insert that never fails on an existing row and locks it exclusively at
+   * once (MariaDB: a no-op {@code INSERT ... ON DUPLICATE KEY UPDATE}), before its conditional
+   * UPDATE. H2 keeps the insert-if-absent in a transaction of its own: its only insert-if-absent
+   * form inside a transaction is a failing INSERT, after which a lock waiter on that row can spin.
+   */
+  public boolean createsVersionRowsInClaim() {
+    return this == MYSQL;
+  }
+
   /** The MyBatis databaseId and the schema file prefix. */
   public String id() {
     return id;

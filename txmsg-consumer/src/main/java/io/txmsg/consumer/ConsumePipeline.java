@@ -169,6 +169,9 @@ final class ConsumePipeline {
           transactions.inTransaction(
               c -> inClaimTransaction(c, group, e, route, payload, replayId, forceMonotonic),
               claimIsolation); // READ COMMITTED, or the pool's default when it is that
+      if (def.versionGuard()) {
+        versionGuard.committed(group, e.aggregateType(), e.aggregateId());
+      }
 
       if (!gapFirstSeen.isEmpty()) { // no key built per message unless a gap is pending
         gapFirstSeen.remove(group + "|" + e.eventId());

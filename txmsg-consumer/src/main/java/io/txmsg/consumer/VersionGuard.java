@@ -12,9 +12,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * CONTIGUOUS only last + 1. Either way the first version a group meets for an aggregate (no row, or
  * a row without a version) is applied. See docs/architecture.md, "The consume log".
  *
- * <p>Where the dialect needs the row created before the claim transaction ({@link VersionRows}: H2,
- * MariaDB), {@link #prepare} creates it in a short transaction of its own; rows known to exist are
- * remembered, so a known aggregate costs no extra transaction.
+ * <p>Where the dialect needs the row created before the claim transaction ({@link VersionRows}:
+ * H2), {@link #prepare} creates it in a short transaction of its own; on MariaDB the claim
+ * transaction creates it ({@link VersionRows#createdInClaim()}). Either way rows known to exist are
+ * remembered, so a known aggregate costs no extra transaction (H2) or statement (MariaDB).
  */
 final class VersionGuard {
   private static final int KNOWN_ROWS_MAX = 100_000;
@@ -44,10 +45,7 @@ final class VersionGuard {
       return;
     }
     versions.createIfAbsent(group, aggregateType, aggregateId);
-    if (knownRows.size() >= KNOWN_ROWS_MAX) {
-      knownRows.clear();
-    }
-    knownRows.add(key);
+    remember(key);
   }
 
   /**
@@ -66,7 +64,9 @@ final class VersionGuard {
       long version,
       String eventId,
       boolean contiguous) {
-    if (versions.apply(c, group, aggregateType, aggregateId, version, eventId, contiguous)) {
+    boolean known = knownRows.contains(key(group, aggregateType, aggregateId));
+    if (versions.apply(
+        c, group, aggregateType, aggregateId, version, eventId, contiguous, !known)) {
       return true;
     }
     Long last = versions.lastApplied(c, group, aggregateType, aggregateId);
@@ -78,6 +78,24 @@ final class VersionGuard {
       return false;
     }
     throw new ConsumePipeline.GapException(last);
+  }
+
+  /**
+   * After the claim transaction committed: its row exists now (created in the claim on MariaDB), so
+   * later claims of the aggregate skip the insert. Only after the commit: a rolled-back claim took
+   * its insert with it.
+   */
+  void committed(String group, String aggregateType, String aggregateId) {
+    if (versions.createdInClaim()) {
+      remember(key(group, aggregateType, aggregateId));
+    }
+  }
+
+  private void remember(String key) {
+    if (knownRows.size() >= KNOWN_ROWS_MAX) {
+      knownRows.clear();
+    }
+    knownRows.add(key);
   }
 
   private static String key(String group, String aggregateType, String aggregateId) {

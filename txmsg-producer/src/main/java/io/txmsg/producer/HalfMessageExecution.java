@@ -175,7 +175,7 @@ final class HalfMessageExecution {
       if (settings.confirmation() == DeliveryConfirmation.BROKER_ACK) {
         // Synchronous: SUCCESS proves the final message was written (see BROKER_ACK's window).
         if (half.commitAndConfirm()) {
-          publisher.recordCommitted(row.getEventId(), row.getBrokerMessageId());
+          publisher.acknowledged(row.getEventId(), row.getBrokerMessageId());
         }
       } else {
         half.commit();
@@ -197,6 +197,12 @@ final class HalfMessageExecution {
   }
 
   private void markSentAfterProxyAck(JournalRow row) {
+    if (settings.sentBatchSize() > 1) {
+      // Off the caller's thread, with the other acknowledgements of the batch: nothing reads SENT
+      // before republishAfter, and a lost record only costs a republish.
+      publisher.acknowledged(row.getEventId(), row.getBrokerMessageId());
+      return;
+    }
     try {
       journal.markSentByProducer(row.getEventId(), row.getBrokerMessageId());
     } catch (Exception e) {

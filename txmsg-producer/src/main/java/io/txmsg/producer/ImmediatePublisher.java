@@ -43,10 +43,11 @@ final class ImmediatePublisher {
   }
 
   /**
-   * Queues a row's SENT for the batched recorder: a half message whose synchronous commit the
-   * broker answered SUCCESS ({@link io.txmsg.api.DeliveryConfirmation#BROKER_ACK}).
+   * Queues a broker acknowledgement obtained elsewhere for the batched recorder, like the SEND_OK
+   * of a send made here: PROXY_ACK's accepted commit of a half message, or BROKER_ACK's SUCCESS
+   * answer to a synchronous commit.
    */
-  void recordCommitted(String eventId, String messageId) {
+  void acknowledged(String eventId, String messageId) {
     recorder.sent(eventId, messageId);
   }
 

@@ -119,7 +119,7 @@ final class JoinedCompletion {
       if (settings.confirmation() == DeliveryConfirmation.BROKER_ACK) {
         // Synchronous: SUCCESS proves the final message was written (see BROKER_ACK's window).
         if (e.halfMessage.commitAndConfirm()) {
-          publisher.recordCommitted(row.getEventId(), row.getBrokerMessageId());
+          publisher.acknowledged(row.getEventId(), row.getBrokerMessageId());
         }
       } else {
         e.halfMessage.commit();
@@ -135,7 +135,9 @@ final class JoinedCompletion {
           x.toString());
       return;
     }
-    if (settings.confirmation() == DeliveryConfirmation.PROXY_ACK) {
+    if (settings.confirmation() == DeliveryConfirmation.PROXY_ACK && settings.sentBatchSize() > 1) {
+      publisher.acknowledged(row.getEventId(), row.getBrokerMessageId());
+    } else if (settings.confirmation() == DeliveryConfirmation.PROXY_ACK) {
       try {
         journal.markSentByProducer(row.getEventId(), row.getBrokerMessageId());
       } catch (Exception x) {

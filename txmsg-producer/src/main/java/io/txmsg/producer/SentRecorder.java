@@ -14,11 +14,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Records the broker's SEND_OK of immediate OUTBOX-style sends, in batches on a thread of its own,
- * so that the caller of {@code execute} does not pay a second commit. Under {@link
+ * Records the broker's acknowledgements, in batches on a thread of its own, so that the caller of
+ * {@code execute} does not pay a second commit: the SEND_OK of immediate OUTBOX-style sends and,
+ * under {@link DeliveryConfirmation#PROXY_ACK}, the accepted commit of a half message. Under {@link
  * DeliveryConfirmation#onBrokerAck()} confirmation the rows become SENT; under {@link
  * DeliveryConfirmation#CONSUMER} they stay PENDING for the confirm group and their next_retry_at
- * moves to now + republishAfter.
+ * moves to now + republishAfter. One transaction per queued batch, one set-based statement per
+ * {@code sentBatchSize} rows.
  *
  * <p>Losing a record is safe, never silent data loss: a row whose SEND_OK was not recorded (queue
  * full, database error, process killed) stays PENDING and the reconciler sends it again after
@@ -81,7 +83,7 @@ final class SentRecorder implements AutoCloseable {
       sent.put(s.eventId(), s.messageId());
     }
     try {
-      journal.recordSendOks(sent, sentOnAck, republishAfter);
+      journal.recordSendOks(sent, sentOnAck, republishAfter, settings.sentBatchSize());
     } catch (Exception e) {
       log.warn(
           "SEND_OK of {} rows not recorded (the reconciler sends them again): {}",

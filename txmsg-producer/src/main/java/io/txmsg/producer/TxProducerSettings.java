@@ -47,6 +47,7 @@ public final class TxProducerSettings extends SealableSettings<TxProducerSetting
   private Set<String> publishTopics = new LinkedHashSet<>();
   private int confirmBatchSize = 100;
   private Duration confirmFlushInterval = Duration.ofMillis(20);
+  private int sentBatchSize = 200;
   private boolean autoCreateSchema = false;
   private boolean reconcilerEnabled = true;
 
@@ -302,6 +303,22 @@ public final class TxProducerSettings extends SealableSettings<TxProducerSetting
     return this;
   }
 
+  /**
+   * The most rows one statement records after the broker's acknowledgement (200): the SEND_OKs of
+   * immediate sends and, under {@link DeliveryConfirmation#PROXY_ACK}, the SENT of committed half
+   * messages are queued and recorded off the caller's thread, one transaction per queued batch, one
+   * set-based UPDATE per {@code size} rows. 1..1000. {@code 1} restores the per-row form: one
+   * UPDATE per row, and under PROXY_ACK a second transaction on the caller's thread, so the row is
+   * SENT when {@code execute} returns (it costs the caller a commit per event). A record lost
+   * (queue full, crash) leaves the row PENDING: the reconciler sends it again after {@code
+   * republishAfter}, a duplicate consumers absorb.
+   */
+  public TxProducerSettings sentBatchSize(int size) {
+    checkNotSealed();
+    this.sentBatchSize = size;
+    return this;
+  }
+
   /** Create the tables at start when missing; default false (apply the shipped SQL files). */
   public TxProducerSettings autoCreateSchema(boolean b) {
     checkNotSealed();
@@ -397,6 +414,7 @@ public final class TxProducerSettings extends SealableSettings<TxProducerSetting
         "must be 1..64");
     require(
         confirmBatchSize >= 1 && confirmBatchSize <= 1000, "confirmBatchSize", "must be 1..1000");
+    require(sentBatchSize >= 1 && sentBatchSize <= 1000, "sentBatchSize", "must be 1..1000");
     require(
         consumeLogRetention.compareTo(republishAfter.multipliedBy(2)) > 0,
         "consumeLogRetention",
@@ -546,6 +564,10 @@ public final class TxProducerSettings extends SealableSettings<TxProducerSetting
 
   public int confirmBatchSize() {
     return confirmBatchSize;
+  }
+
+  public int sentBatchSize() {
+    return sentBatchSize;
   }
 
   public Duration confirmFlushInterval() {

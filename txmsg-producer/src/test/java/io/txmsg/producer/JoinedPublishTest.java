@@ -205,6 +205,52 @@ class JoinedPublishTest {
     }
   }
 
+  /**
+   * PROXY_ACK with joined publishing: after the caller's commit the half messages are committed and
+   * their rows recorded SENT by the batched recorder (not by a transaction per row on the caller's
+   * thread), each with its own half message's id; every event delivered once.
+   */
+  @ParameterizedTest(name = "{0} {1} {2}")
+  @MethodSource("halfMessageCases")
+  @Order(1)
+  void proxyAckRowsOfAJoinedPublishAreRecordedSentByTheBatchedRecorder(
+      DeliveryMode mode, TestTransport transport, TestDatabase kind) throws Exception {
+    try (ProducerHarness h =
+        new ProducerHarness(
+            kind,
+            transport.open(),
+            s -> s.confirmation(io.txmsg.api.DeliveryConfirmation.PROXY_ACK))) {
+      OutboxTest.ready(transport, h);
+      List<String> events = new ArrayList<>();
+      tx(h)
+          .executeWithoutResult(
+              st -> {
+                for (int i = 0; i < 3; i++) {
+                  String id = id();
+                  pay(h, id, 10 + i);
+                  h.txmsg.template().publish(h.message(id, 10 + i));
+                  events.add("evt-" + id);
+                }
+              });
+      Set<String> messageIds = new java.util.HashSet<>();
+      for (String eventId : events) {
+        assertThat(
+                await(
+                    Duration.ofSeconds(20),
+                    () -> h.journalStatus(eventId) == io.txmsg.store.journal.JournalStatus.SENT))
+            .as("%s SENT", eventId)
+            .isTrue();
+        messageIds.add(h.journal(eventId).getBrokerMessageId());
+        awaitDelivered(h, eventId);
+      }
+      assertThat(messageIds).doesNotContainNull().hasSize(events.size());
+      Thread.sleep(1000);
+      for (String eventId : events) {
+        assertThat(h.deliveryCount(eventId)).as(eventId).isEqualTo(1);
+      }
+    }
+  }
+
   @ParameterizedTest(name = "{0} {1} {2}")
   @MethodSource("cases")
   @Order(2)

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.txmsg.api.AttemptFencedException;
+import io.txmsg.api.DeliveryConfirmation;
 import io.txmsg.api.EventIdConflictException;
 import io.txmsg.api.InvalidTxMessageException;
 import io.txmsg.api.ProducerInterceptor;
@@ -120,6 +121,56 @@ class TxMessageTemplateTest {
     Thread.sleep(2000);
     assertThat(h.deliveryCount(eventId)).isEqualTo(1);
     assertThat(h.attemptState(r.attemptId())).isEqualTo("COMMITTED");
+  }
+
+  /**
+   * PROXY_ACK: the accepted commit becomes SENT with the half message's id, recorded by the batched
+   * recorder off the caller's thread (a set-based statement per batch); with {@code
+   * sentBatchSize(1)} it is recorded on the caller's thread, so the row is SENT when execute
+   * returns. Either way every event is delivered once.
+   */
+  @ParameterizedTest
+  @MethodSource(DB)
+  void proxyAckRecordsSentInTheBatchedRecorderOrOnTheCallersThreadWithBatchSizeOne(
+      TestTransport transport, TestDatabase kind) throws Exception {
+    for (int size : new int[] {200, 1}) {
+      try (ProducerHarness h =
+          new ProducerHarness(
+              kind,
+              transport.open(),
+              s -> s.confirmation(DeliveryConfirmation.PROXY_ACK).sentBatchSize(size))) {
+        java.util.List<String> eventIds = new java.util.ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+          String id = id();
+          TxResult<Object> r = h.txmsg.template().execute(h.message(id, 10 + i), pays(id, 10 + i));
+          assertThat(r.outcome()).isEqualTo(TxResult.Outcome.COMMITTED);
+          String eventId = "evt-" + id;
+          eventIds.add(eventId);
+          if (size == 1) {
+            assertThat(h.journalStatus(eventId))
+                .as("SENT on the caller's thread before execute returns")
+                .isEqualTo(JournalStatus.SENT);
+          }
+        }
+        java.util.Set<String> messageIds = new java.util.HashSet<>();
+        for (String eventId : eventIds) {
+          assertThat(
+                  await(
+                      Duration.ofSeconds(20), () -> h.journalStatus(eventId) == JournalStatus.SENT))
+              .as(eventId + " SENT (batch size " + size + ")")
+              .isTrue();
+          JournalRow row = h.journal(eventId);
+          assertThat(row.getBrokerMessageId()).as(eventId).isNotBlank();
+          messageIds.add(row.getBrokerMessageId());
+          assertThat(await(Duration.ofSeconds(20), () -> h.deliveryCount(eventId) >= 1)).isTrue();
+        }
+        assertThat(messageIds).as("each row its own half message's id").hasSize(eventIds.size());
+        Thread.sleep(1000);
+        for (String eventId : eventIds) {
+          assertThat(h.deliveryCount(eventId)).as(eventId).isEqualTo(1);
+        }
+      }
+    }
   }
 
   @ParameterizedTest

@@ -175,6 +175,12 @@ final class SettingsFromProperties {
               p.getReconcileConcurrency(),
               s::reconcileConcurrency);
           f.set(
+              "sent-batch-size",
+              s.sentBatchSize(),
+              d.sentBatchSize(),
+              p.getSentBatchSize(),
+              s::sentBatchSize);
+          f.set(
               "lease-duration",
               s.leaseDuration(),
               d.leaseDuration(),

@@ -257,6 +257,13 @@ public class TxmsgProperties {
     /** Sends the reconciler keeps in flight at once (1..64). */
     private int reconcileConcurrency = 8;
 
+    /**
+     * Most rows one statement records SENT (or awaiting confirmation) after the broker's
+     * acknowledgement, off the caller's thread (1..1000); 1: one UPDATE per row and, under
+     * PROXY_ACK, a second transaction on the caller's thread.
+     */
+    private int sentBatchSize = 200;
+
     /** Lease of a claimed row; must exceed twice the request timeout. */
     private Duration leaseDuration = Duration.ofSeconds(30);
 
@@ -437,6 +444,14 @@ public class TxmsgProperties {
 
     public void setReconcileBatchSize(int reconcileBatchSize) {
       this.reconcileBatchSize = reconcileBatchSize;
+    }
+
+    public int getSentBatchSize() {
+      return sentBatchSize;
+    }
+
+    public void setSentBatchSize(int sentBatchSize) {
+      this.sentBatchSize = sentBatchSize;
     }
 
     public int getReconcileConcurrency() {

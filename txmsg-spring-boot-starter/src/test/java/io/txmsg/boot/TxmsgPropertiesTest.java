@@ -66,6 +66,7 @@ class TxmsgPropertiesTest {
             "txmsg.producer.reconcile-interval=2s",
             "txmsg.producer.reconcile-batch-size=50",
             "txmsg.producer.reconcile-concurrency=16",
+            "txmsg.producer.sent-batch-size=50",
             "txmsg.producer.lease-duration=40s",
             "txmsg.producer.retry-backoff.initial=2s",
             "txmsg.producer.retry-backoff.max=10m",
@@ -126,6 +127,7 @@ class TxmsgPropertiesTest {
               assertThat(p.reconcileInterval()).isEqualTo(Duration.ofSeconds(2));
               assertThat(p.reconcileBatchSize()).isEqualTo(50);
               assertThat(p.reconcileConcurrency()).isEqualTo(16);
+              assertThat(p.sentBatchSize()).isEqualTo(50);
               assertThat(p.leaseDuration()).isEqualTo(Duration.ofSeconds(40));
               assertThat(p.retryBackoffInitial()).isEqualTo(Duration.ofSeconds(2));
               assertThat(p.retryBackoffMax()).isEqualTo(Duration.ofMinutes(10));

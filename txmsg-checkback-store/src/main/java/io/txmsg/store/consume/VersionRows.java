@@ -15,20 +15,37 @@ import javax.sql.DataSource;
  *       claim transaction. A conflict is not an error there (nothing aborts the transaction), and a
  *       concurrent inserter of the same key is waited for and then judged against its committed row
  *       (or inserts if that one rolled back).
- *   <li><b>H2, MariaDB</b>: the row is created first by an insert-if-absent in a short transaction
- *       of its own ({@link #createIfAbsent}; a failing INSERT inside the claim transaction could
- *       abort it, or make H2 lock waits spin), then one conditional UPDATE in the claim
- *       transaction.
+ *   <li><b>MariaDB</b>: in the claim transaction, a row not known to exist is created by an insert
+ *       that never fails on a duplicate and locks an existing row exclusively at once (a no-op
+ *       {@code ON DUPLICATE KEY UPDATE}, never INSERT IGNORE, whose shared lock deadlocks two
+ *       claims of one aggregate), then one conditional UPDATE. No transaction of its own.
+ *   <li><b>H2</b>: the row is created first by an insert-if-absent in a short transaction of its
+ *       own ({@link #createIfAbsent}; a failing INSERT inside the claim transaction could make H2
+ *       lock waits spin), then one conditional UPDATE in the claim transaction.
  * </ul>
+ *
+ * <p>The system property {@value #OWN_TRANSACTION_PROPERTY}{@code =true} makes MariaDB create the
+ * row in a transaction of its own as H2 does (the path before the in-claim insert), read when the
+ * rows are constructed: for comparing the two, not a setting.
  */
 public final class VersionRows {
   private final TxmsgStore store;
   private final StoreTransactions transactions;
+
+  /** See the class comment: MariaDB's version row in a transaction of its own, for comparison. */
+  public static final String OWN_TRANSACTION_PROPERTY = "txmsg.internal.versionRowOwnTransaction";
+
   private final boolean upsert;
+  private final boolean createInClaim;
 
   /** Rows reached the way the dialect does best. */
   public VersionRows(DataSource dataSource, TxmsgStore store) {
-    this(dataSource, store, store.dialect().upsertsVersionRows());
+    this(
+        dataSource,
+        store,
+        store.dialect().upsertsVersionRows(),
+        store.dialect().createsVersionRowsInClaim()
+            && !Boolean.getBoolean(OWN_TRANSACTION_PROPERTY));
   }
 
   /**
@@ -39,19 +56,36 @@ public final class VersionRows {
    * @throws IllegalArgumentException for {@code upsert} on a dialect without it
    */
   public VersionRows(DataSource dataSource, TxmsgStore store, boolean upsert) {
+    this(dataSource, store, upsert, false);
+  }
+
+  /**
+   * As {@link #VersionRows(DataSource, TxmsgStore, boolean)}; {@code createInClaim} creates a
+   * missing row inside the claim transaction before the conditional UPDATE (needs a dialect that
+   * does so: MariaDB).
+   *
+   * @throws IllegalArgumentException for a way the dialect does not have
+   */
+  public VersionRows(
+      DataSource dataSource, TxmsgStore store, boolean upsert, boolean createInClaim) {
     if (upsert && !store.dialect().upsertsVersionRows()) {
       throw new IllegalArgumentException(store.dialect() + " has no version-row upsert");
+    }
+    if (createInClaim && (upsert || !store.dialect().createsVersionRowsInClaim())) {
+      throw new IllegalArgumentException(
+          store.dialect() + " does not create version rows in the claim transaction");
     }
     this.store = store;
     this.transactions = new StoreTransactions(dataSource, store);
     this.upsert = upsert;
+    this.createInClaim = createInClaim;
   }
 
   /**
    * True when {@link #apply} creates a missing row itself: {@link #createIfAbsent} is not needed.
    */
   public boolean createdInClaim() {
-    return upsert;
+    return upsert || createInClaim;
   }
 
   /**
@@ -85,11 +119,31 @@ public final class VersionRows {
       long version,
       String eventId,
       boolean contiguous) {
+    return apply(c, group, aggregateType, aggregateId, version, eventId, contiguous, true);
+  }
+
+  /**
+   * As {@link #apply(Connection, String, String, String, long, String, boolean)}; where rows are
+   * created in the claim ({@link #createdInClaim()} on MariaDB), {@code mayBeMissing} false skips
+   * the insert for a row the caller knows exists (only the conditional UPDATE runs).
+   */
+  public boolean apply(
+      Connection c,
+      String group,
+      String aggregateType,
+      String aggregateId,
+      long version,
+      String eventId,
+      boolean contiguous,
+      boolean mayBeMissing) {
     int n =
         store.on(
             c,
             AggregateVersionMapper.class,
             m -> {
+              if (createInClaim && mayBeMissing) {
+                m.insertIfAbsent(group, aggregateType, aggregateId);
+              }
               if (upsert) {
                 return contiguous
                     ? m.upsertContiguous(group, aggregateType, aggregateId, version, eventId)

@@ -5,6 +5,7 @@ import io.txmsg.store.tx.SqlStates;
 import io.txmsg.store.tx.StoreTransactions;
 import java.sql.Connection;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
@@ -140,9 +141,31 @@ public final class Journal {
     return transactions.run(JournalMapper.class, m -> m.recordCheckback(eventId, attemptId));
   }
 
-  /** Delivery confirmation: the PENDING/SENDING/RETRY rows among these become SENT. */
+  /**
+   * The most rows one set-based statement names. Bounded so that a statement's parameters (three
+   * per row with a message id) stay far below every driver's limit and its plan stays cheap.
+   */
+  public static final int MAX_ROWS_PER_STATEMENT = 1000;
+
+  /**
+   * Delivery confirmation: the PENDING/SENDING/RETRY rows among these become SENT, in one
+   * transaction of one statement per {@link #MAX_ROWS_PER_STATEMENT} rows.
+   */
   public int markSent(List<String> eventIds) throws Exception {
-    return transactions.run(JournalMapper.class, m -> m.markSent(eventIds));
+    if (eventIds.size() <= MAX_ROWS_PER_STATEMENT) {
+      return transactions.run(JournalMapper.class, m -> m.markSent(eventIds));
+    }
+    return transactions.run(
+        JournalMapper.class,
+        m -> {
+          int n = 0;
+          for (int i = 0; i < eventIds.size(); i += MAX_ROWS_PER_STATEMENT) {
+            n +=
+                m.markSent(
+                    eventIds.subList(i, Math.min(eventIds.size(), i + MAX_ROWS_PER_STATEMENT)));
+          }
+          return n;
+        });
   }
 
   /** PROXY_ACK mode after the first commit: PENDING → SENT with the half message's id. */
@@ -152,24 +175,64 @@ public final class Journal {
   }
 
   /**
-   * The broker acknowledged these sends (event id → message id), recorded in one transaction: with
-   * {@code sentOnAck} the rows become SENT; otherwise they stay PENDING for the confirm group, due
-   * again {@code republishAfterMillis} from now.
+   * The broker acknowledged these sends (event id → message id), recorded in one transaction of one
+   * set-based statement per {@link #MAX_ROWS_PER_STATEMENT} rows: with {@code sentOnAck} the
+   * PENDING rows become SENT; otherwise they stay PENDING for the confirm group, due again {@code
+   * republishAfterMillis} from now. Returns the rows updated.
    */
-  public void recordSendOks(Map<String, String> sent, boolean sentOnAck, long republishAfterMillis)
+  public int recordSendOks(Map<String, String> sent, boolean sentOnAck, long republishAfterMillis)
       throws Exception {
-    transactions.run(
+    return recordSendOks(sent, sentOnAck, republishAfterMillis, MAX_ROWS_PER_STATEMENT);
+  }
+
+  /**
+   * As {@link #recordSendOks(Map, boolean, long)} with at most {@code rowsPerStatement} rows per
+   * statement (1 to {@link #MAX_ROWS_PER_STATEMENT}); 1 runs one single-row UPDATE per row, the
+   * statements used before the set-based ones (kept to compare the two).
+   */
+  public int recordSendOks(
+      Map<String, String> sent, boolean sentOnAck, long republishAfterMillis, int rowsPerStatement)
+      throws Exception {
+    if (rowsPerStatement < 1 || rowsPerStatement > MAX_ROWS_PER_STATEMENT) {
+      throw new IllegalArgumentException(
+          "rowsPerStatement must be 1.." + MAX_ROWS_PER_STATEMENT + ": " + rowsPerStatement);
+    }
+    if (sent.isEmpty()) {
+      return 0;
+    }
+    return transactions.run(
         JournalMapper.class,
         m -> {
+          int n = 0;
+          if (rowsPerStatement == 1) {
+            for (Map.Entry<String, String> s : sent.entrySet()) {
+              n +=
+                  sentOnAck
+                      ? m.markSentByProducer(s.getKey(), s.getValue())
+                      : m.awaitConfirmation(s.getKey(), s.getValue(), republishAfterMillis);
+            }
+            return n;
+          }
+          Map<String, String> chunk = new LinkedHashMap<>();
           for (Map.Entry<String, String> s : sent.entrySet()) {
-            if (sentOnAck) {
-              m.markSentByProducer(s.getKey(), s.getValue());
-            } else {
-              m.awaitConfirmation(s.getKey(), s.getValue(), republishAfterMillis);
+            chunk.put(s.getKey(), s.getValue());
+            if (chunk.size() == rowsPerStatement) {
+              n += recordChunk(m, chunk, sentOnAck, republishAfterMillis);
+              chunk = new LinkedHashMap<>();
             }
           }
-          return null;
+          if (!chunk.isEmpty()) {
+            n += recordChunk(m, chunk, sentOnAck, republishAfterMillis);
+          }
+          return n;
         });
+  }
+
+  private static int recordChunk(
+      JournalMapper m, Map<String, String> chunk, boolean sentOnAck, long republishAfterMillis) {
+    return sentOnAck
+        ? m.markSentByProducerAll(chunk)
+        : m.awaitConfirmationAll(chunk, republishAfterMillis);
   }
 
   // ---- the reconciler and the give-up drain, each in a short transaction of its own

@@ -147,6 +147,21 @@ interface JournalMapper {
       @Param("brokerMessageIds") java.util.Map<String, String> brokerMessageIds,
       @Param("ownerToken") String ownerToken);
 
+  /**
+   * SEND_OKs of a batch in one statement: the PENDING rows among these become SENT, each with its
+   * own message id ({@code brokerMessageIds}: event id → message id). Returns the rows updated.
+   */
+  int markSentByProducerAll(
+      @Param("brokerMessageIds") java.util.Map<String, String> brokerMessageIds);
+
+  /**
+   * As {@link #awaitConfirmation} for a batch in one statement: the PENDING rows among these get
+   * their message id and are due again {@code republishAfterMillis} from now.
+   */
+  int awaitConfirmationAll(
+      @Param("brokerMessageIds") java.util.Map<String, String> brokerMessageIds,
+      @Param("republishAfterMillis") long republishAfterMillis);
+
   /** PROXY_ACK mode after the first commit: PENDING → SENT. */
   int markSentByProducer(
       @Param("eventId") String eventId, @Param("brokerMessageId") String brokerMessageId);

@@ -178,6 +178,65 @@ class JournalContractTest {
     }
   }
 
+  /**
+   * The producer's acknowledgements of a batch, recorded set-based (two rows per statement here, so
+   * a batch spans several statements): every PENDING row gets its own message id; a row settled
+   * meanwhile keeps its state and id; an unknown id changes nothing. The per-row form (1 row per
+   * statement) records the same.
+   */
+  @ParameterizedTest
+  @MethodSource(DB)
+  void sendOksOfABatchAreRecordedSetBasedEachRowWithItsOwnMessageId(TestDatabase kind)
+      throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      TxmsgStore store = install(db);
+      Journal journal = new Journal(db.dataSource(), store);
+      for (String id : List.of("s1", "s2", "s3", "settled", "w1", "w2", "w3", "p1", "p2")) {
+        inTx(db.dataSource(), store, s -> s.getMapper(JournalMapper.class).insert(row(id), 0));
+      }
+      assertThat(count(db, store, m -> m.markSent(List.of("settled")))).isEqualTo(1);
+      java.time.Instant before = find(db, store, m -> m.findById("w1")).getNextRetryAt();
+
+      Map<String, String> acks = new java.util.LinkedHashMap<>();
+      acks.put("s1", "m-s1");
+      acks.put("s2", "m-s2");
+      acks.put("settled", "m-late");
+      acks.put("s3", "m-s3");
+      acks.put("unknown", "m-unknown");
+      assertThat(journal.recordSendOks(acks, true, 0, 2)).isEqualTo(3);
+      for (String id : List.of("s1", "s2", "s3")) {
+        JournalRow r = find(db, store, m -> m.findById(id));
+        assertThat(r.getStatus()).as(id).isEqualTo(JournalStatus.SENT);
+        assertThat(r.getBrokerMessageId()).as(id).isEqualTo("m-" + id);
+        assertThat(r.getSentAt()).as(id).isNotNull();
+      }
+      assertThat(find(db, store, m -> m.findById("settled")).getBrokerMessageId())
+          .as("a settled row keeps its id")
+          .isNull();
+
+      // CONSUMER confirmation: the rows stay PENDING with their id, due again an hour from now.
+      Map<String, String> waits = Map.of("w1", "m-w1", "w2", "m-w2", "w3", "m-w3");
+      assertThat(journal.recordSendOks(waits, false, 3_600_000, 2)).isEqualTo(3);
+      for (String id : waits.keySet()) {
+        JournalRow r = find(db, store, m -> m.findById(id));
+        assertThat(r.getStatus()).as(id).isEqualTo(JournalStatus.PENDING);
+        assertThat(r.getBrokerMessageId()).as(id).isEqualTo("m-" + id);
+        assertThat(r.getNextRetryAt()).as(id).isAfter(before.plusSeconds(1800));
+      }
+
+      // The per-row form, kept to compare the two, records the same.
+      assertThat(journal.recordSendOks(Map.of("p1", "m-p1", "p2", "m-p2"), true, 0, 1))
+          .isEqualTo(2);
+      for (String id : List.of("p1", "p2")) {
+        JournalRow r = find(db, store, m -> m.findById(id));
+        assertThat(r.getStatus()).as(id).isEqualTo(JournalStatus.SENT);
+        assertThat(r.getBrokerMessageId()).as(id).isEqualTo("m-" + id);
+      }
+      assertThatThrownBy(() -> journal.recordSendOks(acks, true, 0, 0))
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+
   @ParameterizedTest
   @MethodSource(DB)
   void aBatchClaimReturnsItsRowsLeasedOldestFirstOneRowPerMessageGroupAndOnlyOnce(TestDatabase kind)
