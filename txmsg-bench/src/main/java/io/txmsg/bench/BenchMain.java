@@ -114,7 +114,14 @@ public final class BenchMain {
   TxProducer txmsgProxyAckPerRow;
 
   TxProducer txmsgRemotingProxyAckPerRow;
+
+  /**
+   * (ark): the remoting producer with BROKER_ACK, as a store whose brokers are declared durable.
+   */
+  TxProducer txmsgRemotingBrokerAck;
+
   final String ackRemotingTopic = "bench-proxyack-r-" + run;
+  final String brokerAckTopic = "bench-brokerack-r-" + run;
   final String e2eTopic = "bench-e2e-" + run;
   final String rawTopic = "bench-raw-" + run;
   final String rawSentTopic = "bench-raw-s-" + run;
@@ -185,6 +192,7 @@ public final class BenchMain {
             txTopic,
             ackTopic,
             ackRemotingTopic,
+            brokerAckTopic,
             e2eTopic,
             rawTopic,
             rawSentTopic,
@@ -315,6 +323,20 @@ public final class BenchMain {
                     .confirmation(DeliveryConfirmation.PROXY_ACK)
                     .reconcilerEnabled(false))
             .meterRegistry(ackRemotingMetrics)
+            .build();
+    // (ark): BROKER_ACK, the remoting default of a store that declares its brokers durable: a
+    // synchronous commit, SENT from the broker's answer, no confirm group. The embedded broker
+    // flushes asynchronously, so here the declaration only selects the path to measure.
+    txmsgRemotingBrokerAck =
+        TxProducer.builder()
+            .dataSource(ds)
+            .settings(
+                new TxProducerSettings()
+                    .connection(remotingConnection())
+                    .topics(brokerAckTopic)
+                    .storeId("bench-brokerack-r")
+                    .brokersDurable(true)
+                    .reconcilerEnabled(false))
             .build();
     // (e1)/(er1): the same two with the per-row path, on the same topics (no consumer reads them).
     txmsgProxyAckPerRow =
@@ -673,6 +695,7 @@ public final class BenchMain {
           txmsgRemotingProxyAck,
           txmsgProxyAckPerRow,
           txmsgRemotingProxyAckPerRow,
+          txmsgRemotingBrokerAck,
           ds,
           consumerDs == ds ? null : consumerDs,
           h2,
@@ -722,8 +745,8 @@ public final class BenchMain {
     List<String> sections = List.of("producer", "consumer", "e2e", "store", "checkback", "cdc");
     List<String> variants =
         List.of(
-            "a", "b", "b+", "c", "d", "e", "er", "f", "al", "ar", "br", "br+", "dr", "o", "or",
-            "ho", "hor", "cdc", "cdcr");
+            "a", "b", "b+", "c", "d", "e", "er", "ark", "f", "al", "ar", "br", "br+", "dr", "o",
+            "or", "ho", "hor", "cdc", "cdcr");
 
     /**
      * The producer section's concurrencies; its targets are judged at 8 (add 32 to see saturation).

@@ -49,6 +49,8 @@ final class ProducerSection {
   static final String JOINT_DB_R = "(dr) database, while the remoting broker runs";
   static final String PROXY_ACK = "(e) txmsg, gRPC, PROXY_ACK confirmation";
   static final String PROXY_ACK_R = "(er) txmsg, remoting, PROXY_ACK confirmation";
+  static final String BROKER_ACK_R =
+      "(ark) txmsg, remoting, BROKER_ACK confirmation (brokers declared durable)";
   static final String PROXY_ACK_1 =
       "(e1) = (e) with sentBatchSize 1 (SENT per row, caller's thread)";
   static final String PROXY_ACK_R1 =
@@ -199,6 +201,7 @@ final class ProducerSection {
     ops.put(RAW_ENVELOPE, id -> raw.send(id, true, null));
     ops.put(PROXY_ACK, id -> txmsg(b.txmsgProxyAck, b.ackTopic, id));
     ops.put(PROXY_ACK_R, id -> txmsg(b.txmsgRemotingProxyAck, b.ackRemotingTopic, id));
+    ops.put(BROKER_ACK_R, id -> txmsg(b.txmsgRemotingBrokerAck, b.brokerAckTopic, id));
     ops.put(PROXY_ACK_1, id -> txmsg(b.txmsgProxyAckPerRow, b.ackTopic, id));
     ops.put(PROXY_ACK_R1, id -> txmsg(b.txmsgRemotingProxyAckPerRow, b.ackRemotingTopic, id));
     outbox.addTo(ops);
@@ -295,6 +298,7 @@ final class ProducerSection {
           case PROXY_ACK_R -> "bench-proxyack-r";
           case PROXY_ACK_1 -> "bench-proxyack-1";
           case PROXY_ACK_R1 -> "bench-proxyack-r1";
+          case BROKER_ACK_R -> "bench-brokerack-r";
           default -> null;
         };
     if (store != null) {
@@ -590,6 +594,7 @@ final class ProducerSection {
     rows.put(TXMSG_R, Via.REMOTING);
     rows.put(PROXY_ACK, Via.GRPC);
     rows.put(PROXY_ACK_R, Via.REMOTING);
+    rows.put(BROKER_ACK_R, Via.REMOTING);
     rows.put(PROXY_ACK_1, Via.GRPC);
     rows.put(PROXY_ACK_R1, Via.REMOTING);
     rows.put(RAW, Via.GRPC);
@@ -708,6 +713,15 @@ final class ProducerSection {
     target(
         "producer HALF_MESSAGE remoting, c="
             + TARGET_C
+            + ": txmsg (ark) / rocketmq-spring (c), like for like, txmsg with BROKER_ACK, its"
+            + " default for brokers declared durable (the (ar) row above gives CONSUMER beside"
+            + " it; the embedded broker itself flushes asynchronously)",
+        perRound(BROKER_ACK_R, TARGET_C, Load.Result::perSecond),
+        spring,
+        0.9);
+    target(
+        "producer HALF_MESSAGE remoting, c="
+            + TARGET_C
             + ": txmsg (ar) / hand-written remoting with SENT (br+)",
         txR,
         baseRSent,
@@ -785,6 +799,7 @@ final class ProducerSection {
     row(rep, TXMSG_R, errors(TXMSG_R), d[6], d[7]);
     row(rep, PROXY_ACK, errors(PROXY_ACK), d[2], "– (reconciler off)");
     row(rep, PROXY_ACK_R, errors(PROXY_ACK_R), d[10], "– (reconciler off)");
+    row(rep, BROKER_ACK_R, errors(BROKER_ACK_R), "–", "– (reconciler off)");
     if (ran(RAW) || ran(RAW_ENVELOPE)) {
       rep.row(
           RAW + " and " + RAW_ENVELOPE + " (one producer)",
