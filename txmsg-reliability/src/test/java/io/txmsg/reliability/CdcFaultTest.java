@@ -186,11 +186,13 @@ class CdcFaultTest {
       int outages = Scale.pick(1, 3);
       for (int i = 0; i < outages; i++) {
         Thread.sleep(3_000);
+        long down = System.nanoTime();
         w.faultStarted(World.Fault.KILL);
         w.mq.stop();
         Thread.sleep(Scale.pick(6_000, 15_000));
         w.mq.start();
         w.faultEnded();
+        System.out.println("broker down " + (System.nanoTime() - down) / 1_000_000 + " ms");
       }
       load.await("DONE", Duration.ofSeconds(240));
       World.Verdict v = w.awaitQuiet(Duration.ofSeconds(Scale.pick(120, 300)), 0);
