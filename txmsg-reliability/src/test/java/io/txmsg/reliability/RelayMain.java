@@ -55,6 +55,10 @@ public final class RelayMain {
             .storeId(store)
             .source(CdcSource.fromJdbcUrl(a.get("url"), a.get("user", ""), a.get("password", "")))
             .connection(Handlers.connection(a))
+            // As an application would: the topic's routes are loaded at start, not by the first
+            // send after a takeover (over gRPC that first send could run out of its deadline on
+            // the loaded machine while the route lookup waited).
+            .topics(java.util.Set.of(a.get("topic")))
             .settings(settings(a))
             .listener(metrics)
             .build();
