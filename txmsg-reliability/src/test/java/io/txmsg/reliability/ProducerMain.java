@@ -133,7 +133,9 @@ public final class ProducerMain {
         .retryBackoff(Duration.ofSeconds(1), Duration.ofSeconds(8))
         .localTransactionTimeout(Duration.ofMillis(a.getLong("localTxTimeoutMs", 30_000)))
         .fenceAfterChecks(2)
-        .consumeLogRetention(Duration.parse(a.get("consumeLogRetention", "P7D")));
+        .consumeLogRetention(Duration.parse(a.get("consumeLogRetention", "P7D")))
+        // CDC mode: how long a row waits for the relay before the reconciler sends it.
+        .cdcFallbackAfter(Duration.ofMillis(a.getLong("cdcFallbackAfterMs", 60_000)));
   }
 
   private static TxProducer build(

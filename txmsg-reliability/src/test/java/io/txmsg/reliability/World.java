@@ -125,7 +125,8 @@ final class World implements AutoCloseable {
     this(transport, kind, DeliveryMode.HALF_MESSAGE, mq);
   }
 
-  private World(TestTransport transport, TestDatabase kind, DeliveryMode mode, EmbeddedRocketMQ mq)
+  /** A world of {@code mode} on {@code mq} (a cluster of the scenario's own, or the shared one). */
+  World(TestTransport transport, TestDatabase kind, DeliveryMode mode, EmbeddedRocketMQ mq)
       throws Exception {
     this.mq = mq;
     this.kind = kind;
@@ -173,13 +174,31 @@ final class World implements AutoCloseable {
       s.execute(
           "CREATE TABLE projection (aggregate_id VARCHAR(64) PRIMARY KEY, version BIGINT NOT NULL)");
     }
-    mq.createTopic(topic, mode == DeliveryMode.OUTBOX ? TopicType.NORMAL : TopicType.TRANSACTION);
+    // OUTBOX and CDC rows go out as normal messages (no half message).
+    mq.createTopic(
+        topic,
+        mode == DeliveryMode.OUTBOX || mode == DeliveryMode.CDC
+            ? TopicType.NORMAL
+            : TopicType.TRANSACTION);
     mq.createConsumerGroup(points, GROUP_RETRIES, GROUP_RETRY_INITIAL, GROUP_RETRY_MAX);
     mq.createConsumerGroup(proj, GROUP_RETRIES, GROUP_RETRY_INITIAL, GROUP_RETRY_MAX);
   }
 
   private void startH2() throws Exception {
     h2 = Server.createTcpServer("-tcpPort", Integer.toString(h2Port), "-ifExists").start();
+  }
+
+  /**
+   * Arguments every child JVM of this world gets unless a call overrides them; the settle window
+   * reads the producers' settings with them too (e.g. a CDC world's {@code cdcFallbackAfterMs}).
+   */
+  private final Map<String, String> defaultArgs = new LinkedHashMap<>();
+
+  /** Adds {@code key, value, ...} to the {@link #defaultArgs} of every later child. */
+  void defaultArgs(String... keyValues) {
+    for (int i = 0; i + 1 < keyValues.length; i += 2) {
+      defaultArgs.put(keyValues[i], keyValues[i + 1]);
+    }
   }
 
   Map<String, String> args(String... extra) {
@@ -195,6 +214,7 @@ final class World implements AutoCloseable {
     m.put("points", points);
     m.put("proj", proj);
     m.put("mode", mode.name());
+    m.putAll(defaultArgs);
     for (int i = 0; i + 1 < extra.length; i += 2) {
       m.put(extra[i], extra[i + 1]);
     }
