@@ -418,8 +418,8 @@ final class World implements AutoCloseable {
    *       check-back, or given up, until then);
    *   <li>{@link Fault#SILENT} only: the broker's channelExpiredTimeout, counted from the fault's
    *       start (a silent client keeps its channel, and what the broker routes to it, until then; a
-   *       killed one's closes at once). {@link #settleDeadline} counts it only for a silence that
-   *       lasted at least that long.
+   *       killed one's closes at once). {@link #settleDeadline} counts it only for a silence long
+   *       enough to expire a channel ({@link #canExpireAChannel}).
    * </ul>
    */
   Map<String, Duration> settleTerms(boolean silent) {
@@ -499,11 +499,14 @@ final class World implements AutoCloseable {
    * that lasted at least the broker's channel expiry, (its start + the window with it). With no
    * fault recorded: {@code fallback} + the window.
    *
-   * <p>Why a shorter silence needs no expiry term: the broker drops a silent client's channel only
-   * once it has been silent for channelExpiredTimeout. A silence that ended sooner leaves the
-   * channel in place; what the broker routed to it during the silence (a check-back, a pulled or
-   * popped message) is handled by that client after it resumes, that is after the fault's end, and
-   * a popped message it does not acknowledge comes back after the lease, a term of the base window.
+   * <p>Why a shorter silence needs no expiry term: the broker drops a client's channel only once
+   * its last heartbeat is channelExpiredTimeout old, seen by a scan that runs every {@link
+   * #BROKER_CHANNEL_SCAN}. The last heartbeat before a silence can be up to {@link
+   * #CLIENT_HEARTBEAT_MAX} older than the silence's start, so a silence counts as "long" from
+   * expiry − heartbeat − scan on. A shorter one leaves the channel in place; what the broker routed
+   * to it meanwhile (a check-back, a pulled or popped message) is handled by that client after it
+   * resumes, that is after the fault's end, and a popped message it does not acknowledge comes back
+   * after the lease, a term of the base window.
    */
   private long settleDeadline(long fallback) {
     long base = settleWindow(false).toNanos();
@@ -511,22 +514,41 @@ final class World implements AutoCloseable {
       return fallback + base;
     }
     long silent = settleWindow(true).toNanos();
-    long expiry = Duration.ofMillis(brokerMillis("channelExpiredTimeout")).toNanos();
     long deadline = Long.MIN_VALUE;
     for (FaultWindow f : faults) {
       deadline = Math.max(deadline, f.endNanos() + base);
-      if (f.kind() == Fault.SILENT && f.endNanos() - f.startNanos() >= expiry) {
+      if (canExpireAChannel(f)) {
         deadline = Math.max(deadline, f.startNanos() + silent);
       }
     }
     return deadline;
   }
 
-  /** Whether a recorded silence lasted at least the broker's channel expiry. */
+  /**
+   * The longest interval between a client's heartbeats to the broker: rocketmq-client's default
+   * heartbeatBrokerInterval (30 s; rocketmq-client-java beats every 10 s). The suite's clients keep
+   * the defaults.
+   */
+  static final Duration CLIENT_HEARTBEAT_MAX = Duration.ofSeconds(30);
+
+  /** How often the broker looks for expired channels (its client housekeeping, every 10 s). */
+  static final Duration BROKER_CHANNEL_SCAN = Duration.ofSeconds(10);
+
+  /** Whether a fault is a silence long enough for the broker to drop the client's channel. */
+  private boolean canExpireAChannel(FaultWindow f) {
+    if (f.kind() != Fault.SILENT) {
+      return false;
+    }
+    Duration expiry = Duration.ofMillis(brokerMillis("channelExpiredTimeout"));
+    Duration longSilence = expiry.minus(CLIENT_HEARTBEAT_MAX).minus(BROKER_CHANNEL_SCAN);
+    return f.endNanos() - f.startNanos() >= longSilence.toNanos();
+  }
+
+  /**
+   * Whether a recorded silence was long enough to expire a channel ({@link #canExpireAChannel}).
+   */
   private boolean anySilenceOutlastedChannelExpiry() {
-    long expiry = Duration.ofMillis(brokerMillis("channelExpiredTimeout")).toNanos();
-    return faults.stream()
-        .anyMatch(f -> f.kind() == Fault.SILENT && f.endNanos() - f.startNanos() >= expiry);
+    return faults.stream().anyMatch(this::canExpireAChannel);
   }
 
   /**
