@@ -43,7 +43,12 @@ public final class ProducerMain {
     /** Waits a moment after the half message (the parent SIGSTOPs it there), then carries on. */
     PAUSE_AFTER_HALF_SEND,
     /** Waits a moment inside the local transaction, attempt key locked; then carries on. */
-    PAUSE_IN_LOCAL_TX
+    PAUSE_IN_LOCAL_TX,
+    /**
+     * Waits a moment after the local commit, before END_TRANSACTION (the parent SIGSTOPs it there:
+     * committed, the half message unresolved, the connection open); then carries on.
+     */
+    PAUSE_AFTER_LOCAL_COMMIT
   }
 
   private ProducerMain() {}
@@ -133,6 +138,10 @@ public final class ProducerMain {
         .retryBackoff(Duration.ofSeconds(1), Duration.ofSeconds(8))
         .localTransactionTimeout(Duration.ofMillis(a.getLong("localTxTimeoutMs", 30_000)))
         .fenceAfterChecks(2)
+        // The hung-instance takeover keeps the product defaults unless a scenario sets them
+        // (staleAfterMs=0 turns it off, to measure what happens without it).
+        .heartbeatInterval(Duration.ofMillis(a.getLong("heartbeatMs", 5_000)))
+        .instanceStaleAfter(Duration.ofMillis(a.getLong("staleAfterMs", 30_000)))
         .consumeLogRetention(Duration.parse(a.get("consumeLogRetention", "P7D")));
   }
 
@@ -168,6 +177,10 @@ public final class ProducerMain {
               public boolean beforeHalfMessageCommit(TxMessage m, String attemptId) {
                 if (crash == CrashPoint.AFTER_LOCAL_COMMIT && m.eventId().equals(crashEvent)) {
                   Args.hang("CRASHPOINT " + crash + " " + m.eventId());
+                }
+                if (crash == CrashPoint.PAUSE_AFTER_LOCAL_COMMIT
+                    && m.eventId().equals(crashEvent)) {
+                  Args.pausePoint("CRASHPOINT " + crash + " " + m.eventId());
                 }
                 return true;
               }
