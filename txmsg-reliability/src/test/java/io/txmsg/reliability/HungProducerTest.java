@@ -7,7 +7,6 @@ import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.transport.TestTransport;
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -95,7 +94,16 @@ class HungProducerTest {
     String label = (takeover ? "takeover" : "no-takeover") + " checkInterval=" + CHECK_INTERVAL_MS;
     try (World w = new World(transport, kind, cluster)) {
       w.consumers();
-      String[] product = {"republishAfterMs", "600000", "staleAfterMs", takeover ? "30000" : "0"};
+      String[] product = {
+        "republishAfterMs",
+        "600000",
+        "staleAfterMs",
+        takeover ? "30000" : "0",
+        "pauseUntilContinue",
+        "true",
+        "stay",
+        "true"
+      };
       Child alive = w.producer("producer-alive", concat(product, "count", "0"));
       Child committed =
           w.producer(
@@ -110,6 +118,9 @@ class HungProducerTest {
                   "PAUSE_AFTER_LOCAL_COMMIT",
                   "crashAt",
                   "1"));
+      committed.await("CRASHPOINT", Duration.ofSeconds(60));
+      committed.pause();
+      long pausedAt = System.currentTimeMillis();
       Child half =
           w.producer(
               "producer-hung-half",
@@ -125,9 +136,6 @@ class HungProducerTest {
                   "PAUSE_AFTER_HALF_SEND",
                   "crashAt",
                   "11"));
-      committed.await("CRASHPOINT", Duration.ofSeconds(60));
-      committed.pause();
-      long pausedAt = System.currentTimeMillis();
       half.await("CRASHPOINT", Duration.ofSeconds(60));
       half.pause();
       w.faultStarted(World.Fault.SILENT);
@@ -170,6 +178,8 @@ class HungProducerTest {
       // Resume both: each answers the check-backs queued for it meanwhile and finishes its facts.
       committed.resume();
       half.resume();
+      committed.send("CONTINUE");
+      half.send("CONTINUE");
       w.faultEnded();
       String halfOutcome = half.awaitAny(Duration.ofSeconds(60), "COMMITTED f-11", "FAILED f-11");
       committed.await("DONE", Duration.ofSeconds(60));
@@ -211,7 +221,7 @@ class HungProducerTest {
         assertThat(halfApplied).as("f-11 (uncommitted while stopped) not delivered").isFalse();
         assertThat(halfCommitted).as("f-11 not committed while stopped").isFalse();
       }
-      assertThat(Set.of(v.lost(), v.phantom(), v.duplicate())).as(v.toString()).containsOnly(0L);
+      assertThat(List.of(v.lost(), v.phantom(), v.duplicate())).as(v.toString()).containsOnly(0L);
       assertThat(v.clean()).as(v.toString()).isTrue();
     }
   }

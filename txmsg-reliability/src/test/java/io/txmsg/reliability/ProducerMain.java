@@ -53,6 +53,28 @@ public final class ProducerMain {
 
   private ProducerMain() {}
 
+  /**
+   * Released by the parent's {@code CONTINUE}: with {@code pauseUntilContinue=true} a pause point
+   * waits for it instead of {@link Args#PAUSE_WINDOW}, so a loaded machine cannot let the process
+   * run past the point before the parent's SIGSTOP arrives.
+   */
+  private static final CountDownLatch CONTINUE = new CountDownLatch(1);
+
+  private static volatile boolean pauseUntilContinue;
+
+  private static void pausePoint(String marker) {
+    if (!pauseUntilContinue) {
+      Args.pausePoint(marker);
+      return;
+    }
+    Args.say(marker);
+    try {
+      CONTINUE.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   public static void main(String[] argv) throws Exception {
     try {
       produce(new Args(argv));
@@ -109,6 +131,7 @@ public final class ProducerMain {
       }
     }
     CountDownLatch go = new CountDownLatch(1);
+    pauseUntilContinue = Boolean.parseBoolean(a.get("pauseUntilContinue", "false"));
     listen(meters, go);
     Args.say("READY");
     if (Boolean.parseBoolean(a.get("awaitGo", "false"))) {
@@ -159,7 +182,7 @@ public final class ProducerMain {
                   Args.hang("CRASHPOINT " + crash + " " + m.eventId());
                 }
                 if (crash == CrashPoint.PAUSE_AFTER_HALF_SEND && m.eventId().equals(crashEvent)) {
-                  Args.pausePoint("CRASHPOINT " + crash + " " + m.eventId());
+                  pausePoint("CRASHPOINT " + crash + " " + m.eventId());
                 }
               }
 
@@ -169,7 +192,7 @@ public final class ProducerMain {
                   Args.hang("CRASHPOINT " + crash + " " + m.eventId());
                 }
                 if (crash == CrashPoint.PAUSE_IN_LOCAL_TX && m.eventId().equals(crashEvent)) {
-                  Args.pausePoint("CRASHPOINT " + crash + " " + m.eventId());
+                  pausePoint("CRASHPOINT " + crash + " " + m.eventId());
                 }
               }
 
@@ -180,7 +203,7 @@ public final class ProducerMain {
                 }
                 if (crash == CrashPoint.PAUSE_AFTER_LOCAL_COMMIT
                     && m.eventId().equals(crashEvent)) {
-                  Args.pausePoint("CRASHPOINT " + crash + " " + m.eventId());
+                  pausePoint("CRASHPOINT " + crash + " " + m.eventId());
                 }
                 return true;
               }
@@ -213,6 +236,8 @@ public final class ProducerMain {
                 while ((line = in.readLine()) != null) {
                   if (line.equals("GO")) {
                     go.countDown();
+                  } else if (line.equals("CONTINUE")) {
+                    CONTINUE.countDown();
                   } else if (line.equals("METERS")) {
                     Args.say("METERS " + counters(meters));
                   }
