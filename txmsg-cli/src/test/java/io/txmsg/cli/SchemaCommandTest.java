@@ -73,7 +73,9 @@ class SchemaCommandTest {
           .contains("CREATE TABLE txmsg_archive_run")
           .contains("UPDATE txmsg_schema SET version = 3")
           .contains("CREATE TABLE txmsg_cdc_relay")
-          .contains("UPDATE txmsg_schema SET version = 4");
+          .contains("UPDATE txmsg_schema SET version = 4")
+          .contains("CREATE TABLE txmsg_instance")
+          .contains("UPDATE txmsg_schema SET version = 5");
       assertThat(cli.run("schema", "check").exitCode())
           .as("print changes nothing")
           .isEqualTo(TxmsgCli.FINDINGS);
@@ -86,7 +88,7 @@ class SchemaCommandTest {
       assertThat(current.exitCode()).as(current.err()).isZero();
       JsonNode doc = current.json();
       assertThat(doc.get("state").asText()).isEqualTo("CURRENT");
-      assertThat(doc.get("installed").asInt()).isEqualTo(4);
+      assertThat(doc.get("installed").asInt()).isEqualTo(5);
       assertThat(doc.get("version_recorded").asBoolean()).isTrue();
       assertThat(current.err()).isEmpty();
 
@@ -130,7 +132,7 @@ class SchemaCommandTest {
       Cli.Run apply = cli.run("schema", "apply", "--json");
       assertThat(apply.exitCode()).as(apply.err()).isZero();
       assertThat(apply.json().get("from").asInt()).isEqualTo(1);
-      assertThat(apply.json().get("to").asInt()).isEqualTo(4);
+      assertThat(apply.json().get("to").asInt()).isEqualTo(5);
       assertThat(apply.json().get("changed").asBoolean()).isTrue();
       assertThat(cli.run("schema", "check").exitCode()).isZero();
     }
