@@ -26,6 +26,12 @@ public final class MeterNames {
   /** Counter: SENDING rows found with an expired lease and taken over. */
   public static final String LEASE_EXPIRED = "txmsg.lease.expired";
 
+  /**
+   * Counter (rows): committed rows of a hung producer instance of the store (no heartbeat for
+   * instanceStaleAfter) that this instance's reconciler took over and republished.
+   */
+  public static final String INSTANCE_TAKEOVER = "txmsg.instance.takeover";
+
   /** Counter: half messages the broker stopped checking, by what the give-up drain did. */
   public static final String GIVEUP = "txmsg.giveup";
 

@@ -40,6 +40,7 @@ public final class TxmsgStore {
           "io/txmsg/store/SessionMapper.xml",
           "io/txmsg/store/journal/AttemptMapper.xml",
           "io/txmsg/store/journal/JournalMapper.xml",
+          "io/txmsg/store/journal/InstanceMapper.xml",
           "io/txmsg/store/consume/ConsumeLogMapper.xml",
           "io/txmsg/store/consume/AggregateVersionMapper.xml",
           "io/txmsg/store/consume/DeadLetterMapper.xml",

@@ -55,7 +55,7 @@ class SchemaCommandTest {
 
       Cli.Run check = cli.run("schema", "check");
       assertThat(check.exitCode()).isEqualTo(TxmsgCli.FINDINGS);
-      assertThat(check.out()).contains("txmsg_schema", "MISSING", "V4");
+      assertThat(check.out()).contains("txmsg_schema", "MISSING", "V5");
       assertThat(check.err())
           .startsWith(
               "txmsg: the txmsg tables with prefix txmsg_ are not installed (no txmsg_journal")
@@ -65,7 +65,7 @@ class SchemaCommandTest {
       Cli.Run print = cli.run("schema", "print");
       assertThat(print.exitCode()).as(print.err()).isZero();
       assertThat(print.out())
-          .contains("install -> V4")
+          .contains("install -> V5")
           .contains("CREATE TABLE txmsg_schema")
           .contains("CREATE TABLE txmsg_journal")
           .contains("ALTER TABLE txmsg_journal ADD COLUMN publish_mode")
@@ -73,26 +73,28 @@ class SchemaCommandTest {
           .contains("CREATE TABLE txmsg_archive_run")
           .contains("UPDATE txmsg_schema SET version = 3")
           .contains("CREATE TABLE txmsg_cdc_relay")
-          .contains("UPDATE txmsg_schema SET version = 4");
+          .contains("UPDATE txmsg_schema SET version = 4")
+          .contains("CREATE TABLE txmsg_instance")
+          .contains("UPDATE txmsg_schema SET version = 5");
       assertThat(cli.run("schema", "check").exitCode())
           .as("print changes nothing")
           .isEqualTo(TxmsgCli.FINDINGS);
 
       Cli.Run apply = cli.run("schema", "apply");
       assertThat(apply.exitCode()).as(apply.err()).isZero();
-      assertThat(apply.out()).contains("txmsg_schema: installed to V4");
+      assertThat(apply.out()).contains("txmsg_schema: installed to V5");
 
       Cli.Run current = cli.run("schema", "check", "--json");
       assertThat(current.exitCode()).as(current.err()).isZero();
       JsonNode doc = current.json();
       assertThat(doc.get("state").asText()).isEqualTo("CURRENT");
-      assertThat(doc.get("installed").asInt()).isEqualTo(4);
+      assertThat(doc.get("installed").asInt()).isEqualTo(5);
       assertThat(doc.get("version_recorded").asBoolean()).isTrue();
       assertThat(current.err()).isEmpty();
 
       Cli.Run again = cli.run("schema", "apply");
       assertThat(again.exitCode()).isZero();
-      assertThat(again.out()).contains("already at V4, nothing to do");
+      assertThat(again.out()).contains("already at V5, nothing to do");
       assertThat(cli.run("schema", "print").out()).contains("nothing to do");
 
       // The prefix is honoured: another prefix is still missing, then installed on its own.
@@ -116,7 +118,7 @@ class SchemaCommandTest {
       assertThat(check.exitCode()).isEqualTo(TxmsgCli.FINDINGS);
       assertThat(check.out()).contains("OLDER", "installed by a release before schema versions");
       assertThat(check.err())
-          .contains("at V1", "this release needs V4", "txmsg schema apply --jdbc-url <url>");
+          .contains("at V1", "this release needs V5", "txmsg schema apply --jdbc-url <url>");
       assertOneLineNoTrace(check);
 
       Cli.Run print = cli.run("schema", "print", "--json");
@@ -130,7 +132,7 @@ class SchemaCommandTest {
       Cli.Run apply = cli.run("schema", "apply", "--json");
       assertThat(apply.exitCode()).as(apply.err()).isZero();
       assertThat(apply.json().get("from").asInt()).isEqualTo(1);
-      assertThat(apply.json().get("to").asInt()).isEqualTo(4);
+      assertThat(apply.json().get("to").asInt()).isEqualTo(5);
       assertThat(apply.json().get("changed").asBoolean()).isTrue();
       assertThat(cli.run("schema", "check").exitCode()).isZero();
     }
@@ -148,7 +150,7 @@ class SchemaCommandTest {
         assertThat(run.exitCode()).as(sub).isEqualTo(TxmsgCli.FINDINGS);
         assertThat(run.err())
             .as(sub)
-            .contains("at V99 according to txmsg_schema", "understands up to V4", "upgrade txmsg");
+            .contains("at V99 according to txmsg_schema", "understands up to V5", "upgrade txmsg");
         assertOneLineNoTrace(run);
       }
     }
@@ -162,7 +164,7 @@ class SchemaCommandTest {
             "schema", "print", "--dialect", "postgresql", "--prefix", "billing_");
     assertThat(full.exitCode()).as(full.err()).isZero();
     assertThat(full.out())
-        .contains("postgresql, prefix billing_: install -> V4")
+        .contains("postgresql, prefix billing_: install -> V5")
         .contains("CREATE TABLE billing_schema")
         .contains("CREATE TABLE billing_journal")
         .contains("BYTEA")
@@ -172,12 +174,12 @@ class SchemaCommandTest {
         Cli.rawWithoutEnvironment("schema", "print", "--dialect", "mariadb", "--from", "1");
     assertThat(fromV1.exitCode()).as(fromV1.err()).isZero();
     assertThat(fromV1.out())
-        .contains("mysql, prefix txmsg_: V1 -> V4", "DATETIME(3)", "CREATE TABLE txmsg_schema")
+        .contains("mysql, prefix txmsg_: V1 -> V5", "DATETIME(3)", "CREATE TABLE txmsg_schema")
         .contains("INSERT INTO txmsg_schema (name, version, applied_at) VALUES ('txmsg', 1,")
         .doesNotContain("CREATE TABLE txmsg_journal");
 
     Cli.Run current =
-        Cli.rawWithoutEnvironment("schema", "print", "--dialect", "h2", "--from", "4");
+        Cli.rawWithoutEnvironment("schema", "print", "--dialect", "h2", "--from", "5");
     assertThat(current.out()).contains("nothing to do");
   }
 }

@@ -114,6 +114,7 @@ class MetricsTest {
           .isNotNull();
       assertThat(registry.get("txmsg.reconcile.republished").counter()).isNotNull();
       assertThat(registry.get("txmsg.lease.expired").counter()).isNotNull();
+      assertThat(registry.get("txmsg.instance.takeover").counter().count()).isZero();
       assertThat(
               registry
                   .get("txmsg.consume")

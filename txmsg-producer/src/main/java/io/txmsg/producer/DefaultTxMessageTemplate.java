@@ -79,14 +79,15 @@ public final class DefaultTxMessageTemplate implements TxMessageTemplate {
       ProducerMetrics metrics,
       Set<String> fifoTopics,
       ImmediatePublisher publisher,
-      ProducerObservations observations) {
+      ProducerObservations observations,
+      String instanceId) {
     this.settings = settings;
     this.transactions = transactions;
     this.topics = settings.topics();
     this.observations = observations;
     Attempts attempts = new Attempts(dataSource, store);
     Journal journal = new Journal(dataSource, store);
-    this.rows = new EventRows(settings, serializer, sanitizer, fifoTopics);
+    this.rows = new EventRows(settings, serializer, sanitizer, fifoTopics, instanceId);
     Settlement settlement = new Settlement(settings, attempts, journal);
     this.half =
         new HalfMessageExecution(

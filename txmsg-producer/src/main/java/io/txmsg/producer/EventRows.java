@@ -25,13 +25,20 @@ final class EventRows {
   private final PayloadSerializer serializer;
   private final PayloadSanitizer sanitizer;
   private final Set<String> fifoTopics;
+  private final String instanceId;
 
+  /**
+   * {@code instanceId}: this producer instance, written into every row so that a live instance can
+   * take the row over if this one hangs ({@link InstanceLiveness}); null when that is off.
+   */
   EventRows(
       TxProducerSettings settings,
       PayloadSerializer serializer,
       PayloadSanitizer sanitizer,
-      Set<String> fifoTopics) {
+      Set<String> fifoTopics,
+      String instanceId) {
     this.settings = settings;
+    this.instanceId = instanceId;
     this.serializer = serializer;
     this.sanitizer = sanitizer;
     this.fifoTopics = Set.copyOf(fifoTopics);
@@ -83,14 +90,17 @@ final class EventRows {
       throw new InvalidTxMessageException(
           "payload", "is " + payload.length + " bytes, the limit is " + settings.maxPayloadBytes());
     }
-    return JournalRow.of(
-        message,
-        attemptId,
-        settings.storeId(),
-        payload,
-        contentType,
-        TraceHeaders.merge(message.headers(), trace),
-        originTime);
+    JournalRow row =
+        JournalRow.of(
+            message,
+            attemptId,
+            settings.storeId(),
+            payload,
+            contentType,
+            TraceHeaders.merge(message.headers(), trace),
+            originTime);
+    row.setInstanceId(instanceId);
+    return row;
   }
 
   /**

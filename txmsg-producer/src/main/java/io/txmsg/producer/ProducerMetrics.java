@@ -38,6 +38,13 @@ public interface ProducerMetrics {
    */
   default void givenUp(String outcome) {}
 
+  /**
+   * A live instance took over a hung instance of its store ({@code txmsg.instance.takeover}):
+   * {@code rows} committed half-message rows of it became due and are republished by this
+   * instance's reconciler.
+   */
+  default void instanceTakeover(int rows) {}
+
   /** The reconciler took over {@code n} rows whose lease had expired. */
   default void leaseExpired(int n) {}
 

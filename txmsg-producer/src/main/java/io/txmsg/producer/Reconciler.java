@@ -41,6 +41,11 @@ import org.slf4j.LoggerFactory;
  * group in flight, holds a row back; see JournalMapper.xml "inOrder"). Every later update matches
  * only while the owner token does, so a taken-over lease's late update changes nothing. Several
  * instances may run at once.
+ *
+ * <p>Before claiming, a round also takes over the store's hung instances ({@link
+ * InstanceLiveness}): the committed half-message rows of an instance whose heartbeat is older than
+ * {@code instanceStaleAfter} are made due now, so they are republished here within about that time
+ * instead of after {@code republishAfter}. A duplicate at worst, never a lost or phantom event.
  */
 public final class Reconciler {
   private static final Logger log = LoggerFactory.getLogger(Reconciler.class);
@@ -51,6 +56,7 @@ public final class Reconciler {
   private final ProducerChannel producer;
   private final ProducerMetrics metrics;
   private final ProducerObservations observations;
+  private final InstanceLiveness liveness;
   private volatile ExecutorService senders;
   private volatile boolean closed;
 
@@ -63,7 +69,9 @@ public final class Reconciler {
       TxProducerSettings settings,
       ProducerChannel producer,
       ProducerMetrics metrics,
-      ProducerObservations observations) {
+      ProducerObservations observations,
+      InstanceLiveness liveness) {
+    this.liveness = liveness;
     this.metrics = metrics;
     this.observations = observations;
     this.journal = new Journal(dataSource, store);
@@ -74,8 +82,14 @@ public final class Reconciler {
     this.producer = producer;
   }
 
-  /** What one round did, or the batches of one {@link #drain()} together. */
-  public record Round(int claimed, int republished, int retried, int dead, int tooOld) {}
+  /**
+   * What one round did, or the batches of one {@link #drain()} together. {@code takenOver}: rows of
+   * hung instances of the store that the round's checks made due ({@link
+   * TxProducerSettings#instanceStaleAfter}); they are among the claimed rows of this round or the
+   * next.
+   */
+  public record Round(
+      int claimed, int republished, int retried, int dead, int tooOld, int takenOver) {}
 
   /**
    * Runs one round: the round's checks, then one batch of at most {@link
@@ -108,12 +122,11 @@ public final class Reconciler {
 
   private Round run(boolean untilDrained) throws Exception {
     long checkedAt = System.nanoTime();
-    int tooOld = checks();
+    Round total = checks();
     Batch current = claimBatch();
     if (current.rows().isEmpty()) {
-      return new Round(0, 0, 0, 0, tooOld);
+      return total;
     }
-    Round total = new Round(0, 0, 0, 0, tooOld);
     List<Future<Sent>> inFlight = sendAll(current, untilDrained);
     while (true) {
       Batch next = Batch.NONE;
@@ -124,7 +137,7 @@ public final class Reconciler {
           // interval, so that the gauges and the TOO_OLD ageing do not wait for its end.
           if (System.nanoTime() - checkedAt >= settings.reconcileInterval().toNanos()) {
             checkedAt = System.nanoTime();
-            total = add(total, new Round(0, 0, 0, 0, checks()));
+            total = add(total, checks());
           }
           next = claimBatch();
         } catch (Exception e) {
@@ -145,18 +158,26 @@ public final class Reconciler {
   }
 
   /**
-   * What a round checks before claiming: RETRY rows too old for consumers to recognise become DEAD
-   * (returns how many); the expired leases and the FIFO rows blocked by a DEAD row are counted for
-   * the metrics.
+   * What a round checks before claiming: RETRY rows too old for consumers to recognise become DEAD;
+   * the committed rows of hung instances of the store become due ({@link InstanceLiveness}); the
+   * expired leases and the FIFO rows blocked by a DEAD row are counted for the metrics. Returns the
+   * first two counts (tooOld, takenOver).
    */
-  private int checks() throws Exception {
+  private Round checks() throws Exception {
     int tooOld = deadTooOld();
     if (tooOld > 0) {
       log.info("reconcile tooOld={}", tooOld);
     }
+    int takenOver = 0;
+    try {
+      takenOver = liveness.takeOverStale();
+    } catch (Exception e) {
+      // The claim below still runs: the rows stay due at republishAfter as before.
+      log.warn("hung-instance takeover failed: {}", e.toString());
+    }
     metrics.leaseExpired(journal.countExpiredLeases());
     metrics.journalBlocked(journal.countBlockedByDead());
-    return tooOld;
+    return new Round(0, 0, 0, 0, tooOld, takenOver);
   }
 
   /** Rows one claim leased with its own token; full when the claim hit the batch size. */
@@ -201,7 +222,7 @@ public final class Reconciler {
         republished,
         retried,
         dead);
-    return new Round(batch.claimed(), republished, retried, dead, 0);
+    return new Round(batch.claimed(), republished, retried, dead, 0, 0);
   }
 
   private static Round add(Round a, Round b) {
@@ -210,7 +231,8 @@ public final class Reconciler {
         a.republished() + b.republished(),
         a.retried() + b.retried(),
         a.dead() + b.dead(),
-        a.tooOld() + b.tooOld());
+        a.tooOld() + b.tooOld(),
+        a.takenOver() + b.takenOver());
   }
 
   /** One row's send: the message id, or the failure to record. */

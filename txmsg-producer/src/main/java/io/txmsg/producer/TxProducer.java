@@ -71,6 +71,7 @@ public final class TxProducer implements AutoCloseable {
   private final Subscription giveUpDrain;
   private final SentRecorder sentRecorder;
   private final ScheduledExecutorService scheduler;
+  private final InstanceLiveness liveness;
 
   private TxProducer(Builder b, TxProducerSettings s) {
     if (s.deliveryMode() == DeliveryMode.CDC) {
@@ -115,6 +116,7 @@ public final class TxProducer implements AutoCloseable {
     LocalTransactions tx =
         b.transactions != null ? b.transactions : new JdbcLocalTransactions(b.dataSource);
     this.sentRecorder = new SentRecorder(journal, s);
+    this.liveness = new InstanceLiveness(b.dataSource, store, s, metrics);
     ImmediatePublisher publisher =
         new ImmediatePublisher(
             channel, journal, sentRecorder, b.interceptor, metrics, observations);
@@ -131,8 +133,10 @@ public final class TxProducer implements AutoCloseable {
             metrics,
             fifo,
             publisher,
-            observations);
-    this.reconciler = new Reconciler(b.dataSource, store, s, channel, metrics, observations);
+            observations,
+            liveness.instanceId());
+    this.reconciler =
+        new Reconciler(b.dataSource, store, s, channel, metrics, observations, liveness);
     // Where the transport can read the broker's give-up topic (remoting), a committed row whose
     // half message the broker stopped checking goes out at once, not after republishAfter.
     this.giveUpDrain =
@@ -276,6 +280,7 @@ public final class TxProducer implements AutoCloseable {
       scheduler.shutdownNow();
     }
     reconciler.close();
+    liveness.close();
     Exception first = null;
     for (AutoCloseable c : new AutoCloseable[] {giveUpDrain, confirmer, sentRecorder, channel}) {
       try {

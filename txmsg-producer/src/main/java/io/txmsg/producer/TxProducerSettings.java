@@ -50,6 +50,8 @@ public final class TxProducerSettings extends SealableSettings<TxProducerSetting
   private int sentBatchSize = 200;
   private boolean autoCreateSchema = false;
   private boolean reconcilerEnabled = true;
+  private Duration heartbeatInterval = Duration.ofSeconds(5);
+  private Duration instanceStaleAfter = Duration.ofSeconds(30);
 
   /**
    * How to reach the broker (shared with the consumer settings), e.g. {@code
@@ -197,6 +199,36 @@ public final class TxProducerSettings extends SealableSettings<TxProducerSetting
   public TxProducerSettings republishAfter(Duration d) {
     checkNotSealed();
     this.republishAfter = d;
+    return this;
+  }
+
+  /**
+   * How often this producer instance records a heartbeat in the store (the {@code instance} table,
+   * database clock); default 5 s. Other instances of the store use it to tell a hung instance from
+   * a live one ({@link #instanceStaleAfter}).
+   */
+  public TxProducerSettings heartbeatInterval(Duration d) {
+    checkNotSealed();
+    this.heartbeatInterval = d;
+    return this;
+  }
+
+  /**
+   * An instance of this store whose heartbeat is older than this is taken for hung (a GC pause, an
+   * exhausted pool, a stopped process) or dead, and a live instance's reconciler republishes the
+   * committed half-message rows it left waiting for their END_TRANSACTION, instead of waiting for
+   * the broker's check-backs (which may keep going to the hung instance's open connection) or
+   * {@link #republishAfter}. Default 30 s; at least three heartbeat intervals; {@link
+   * Duration#ZERO} turns heartbeats and the takeover off.
+   *
+   * <p>Republishing a committed row is always safe: at worst the event is delivered twice (the hung
+   * instance may still commit its half message when it resumes), and consumers deduplicate. So this
+   * only trades delivery latency against duplicates: shorter delivers a hung instance's events
+   * sooner and takes a long GC pause for a hang more often.
+   */
+  public TxProducerSettings instanceStaleAfter(Duration d) {
+    checkNotSealed();
+    this.instanceStaleAfter = d;
     return this;
   }
 
@@ -394,6 +426,17 @@ public final class TxProducerSettings extends SealableSettings<TxProducerSetting
     positive("settleLockWait", settleLockWait);
     positive("republishAfter", republishAfter);
     positive("reconcileInterval", reconcileInterval);
+    positive("heartbeatInterval", heartbeatInterval);
+    require(
+        instanceStaleAfter != null
+            && (instanceStaleAfter.isZero()
+                || instanceStaleAfter.compareTo(heartbeatInterval.multipliedBy(3)) >= 0),
+        "instanceStaleAfter",
+        "must be 0 (off) or at least three heartbeatIntervals ("
+            + heartbeatInterval.multipliedBy(3)
+            + "), was "
+            + instanceStaleAfter
+            + ": fewer lets one slow beat look like a hung instance");
     positive("retryBackoffInitial", retryBackoffInitial);
     positive("confirmFlushInterval", confirmFlushInterval);
     require(
@@ -486,6 +529,19 @@ public final class TxProducerSettings extends SealableSettings<TxProducerSetting
 
   public Duration reconcileInterval() {
     return reconcileInterval;
+  }
+
+  public Duration heartbeatInterval() {
+    return heartbeatInterval;
+  }
+
+  public Duration instanceStaleAfter() {
+    return instanceStaleAfter;
+  }
+
+  /** True when instances beat and a live one takes over a hung one's rows. */
+  public boolean instanceTakeoverEnabled() {
+    return !instanceStaleAfter.isZero();
   }
 
   public int reconcileBatchSize() {

@@ -56,6 +56,13 @@ final class ProducerHarness implements AutoCloseable {
   final Map<String, java.util.concurrent.atomic.AtomicInteger> checkbacks =
       new ConcurrentHashMap<>();
 
+  /** Rows this producer took over from hung instances of its store (txmsg.instance.takeover). */
+  final java.util.concurrent.atomic.AtomicInteger takenOver =
+      new java.util.concurrent.atomic.AtomicInteger();
+
+  /** The settings the producer was built with (a second instance of the store can copy them). */
+  final TxProducerSettings settings;
+
   private final Subscription observer;
 
   /** gRPC on the given embedded cluster. */
@@ -107,6 +114,7 @@ final class ProducerHarness implements AutoCloseable {
             .leaseDuration(Duration.ofSeconds(10))
             .fenceAfterChecks(2);
     tweak.accept(settings);
+    this.settings = settings.copy();
     TxProducer.Builder b =
         TxProducer.builder()
             .dataSource(db.dataSource())
@@ -122,6 +130,11 @@ final class ProducerHarness implements AutoCloseable {
                             resolution + "/" + reason,
                             k -> new java.util.concurrent.atomic.AtomicInteger())
                         .incrementAndGet();
+                  }
+
+                  @Override
+                  public void instanceTakeover(int rows) {
+                    takenOver.addAndGet(rows);
                   }
                 });
     for (CheckbackResolver r : resolvers) {

@@ -21,6 +21,42 @@ import org.junit.jupiter.api.Test;
 class ProducerSettingsTest {
 
   @Test
+  void heartbeatSettingsAreValidatedNamingTheSetting() {
+    TxProducerSettings ok =
+        new TxProducerSettings()
+            .connection(io.txmsg.transport.BrokerConnection.endpoints("127.0.0.1:1"))
+            .topics("t");
+    assertThat(ok.copy().heartbeatInterval()).isEqualTo(java.time.Duration.ofSeconds(5));
+    assertThat(ok.copy().instanceStaleAfter()).isEqualTo(java.time.Duration.ofSeconds(30));
+    ok.copy().validate();
+    assertThat(ok.copy().instanceTakeoverEnabled()).isTrue();
+    TxProducerSettings off = ok.copy().instanceStaleAfter(java.time.Duration.ZERO);
+    off.validate();
+    assertThat(off.instanceTakeoverEnabled()).isFalse();
+    assertThatThrownBy(() -> ok.copy().heartbeatInterval(java.time.Duration.ZERO).validate())
+        .isInstanceOfSatisfying(
+            InvalidSettingsException.class,
+            e -> assertThat(e.setting()).isEqualTo("heartbeatInterval"));
+    assertThatThrownBy(
+            () ->
+                ok.copy()
+                    .heartbeatInterval(java.time.Duration.ofSeconds(10))
+                    .instanceStaleAfter(java.time.Duration.ofSeconds(20))
+                    .validate())
+        .isInstanceOfSatisfying(
+            InvalidSettingsException.class,
+            e -> {
+              assertThat(e.setting()).isEqualTo("instanceStaleAfter");
+              assertThat(e.getMessage()).contains("three heartbeatIntervals");
+            });
+    assertThatThrownBy(
+            () -> ok.copy().instanceStaleAfter(java.time.Duration.ofSeconds(-1)).validate())
+        .isInstanceOfSatisfying(
+            InvalidSettingsException.class,
+            e -> assertThat(e.setting()).isEqualTo("instanceStaleAfter"));
+  }
+
+  @Test
   void aMissingOrBadSettingFailsTheBuildNamingIt() throws Exception {
     try (DatabaseFixture db = TestDatabase.H2.open();
         InMemoryTransport transport = new InMemoryTransport()) {

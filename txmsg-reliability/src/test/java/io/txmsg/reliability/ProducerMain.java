@@ -43,10 +43,37 @@ public final class ProducerMain {
     /** Waits a moment after the half message (the parent SIGSTOPs it there), then carries on. */
     PAUSE_AFTER_HALF_SEND,
     /** Waits a moment inside the local transaction, attempt key locked; then carries on. */
-    PAUSE_IN_LOCAL_TX
+    PAUSE_IN_LOCAL_TX,
+    /**
+     * Waits a moment after the local commit, before END_TRANSACTION (the parent SIGSTOPs it there:
+     * committed, the half message unresolved, the connection open); then carries on.
+     */
+    PAUSE_AFTER_LOCAL_COMMIT
   }
 
   private ProducerMain() {}
+
+  /**
+   * Released by the parent's {@code CONTINUE}: with {@code pauseUntilContinue=true} a pause point
+   * waits for it instead of {@link Args#PAUSE_WINDOW}, so a loaded machine cannot let the process
+   * run past the point before the parent's SIGSTOP arrives.
+   */
+  private static final CountDownLatch CONTINUE = new CountDownLatch(1);
+
+  private static volatile boolean pauseUntilContinue;
+
+  private static void pausePoint(String marker) {
+    if (!pauseUntilContinue) {
+      Args.pausePoint(marker);
+      return;
+    }
+    Args.say(marker);
+    try {
+      CONTINUE.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
 
   public static void main(String[] argv) throws Exception {
     try {
@@ -104,6 +131,7 @@ public final class ProducerMain {
       }
     }
     CountDownLatch go = new CountDownLatch(1);
+    pauseUntilContinue = Boolean.parseBoolean(a.get("pauseUntilContinue", "false"));
     listen(meters, go);
     Args.say("READY");
     if (Boolean.parseBoolean(a.get("awaitGo", "false"))) {
@@ -133,6 +161,10 @@ public final class ProducerMain {
         .retryBackoff(Duration.ofSeconds(1), Duration.ofSeconds(8))
         .localTransactionTimeout(Duration.ofMillis(a.getLong("localTxTimeoutMs", 30_000)))
         .fenceAfterChecks(2)
+        // The hung-instance takeover keeps the product defaults unless a scenario sets them
+        // (staleAfterMs=0 turns it off, to measure what happens without it).
+        .heartbeatInterval(Duration.ofMillis(a.getLong("heartbeatMs", 5_000)))
+        .instanceStaleAfter(Duration.ofMillis(a.getLong("staleAfterMs", 30_000)))
         .consumeLogRetention(Duration.parse(a.get("consumeLogRetention", "P7D")))
         // CDC mode: how long a row waits for the relay before the reconciler sends it.
         .cdcFallbackAfter(Duration.ofMillis(a.getLong("cdcFallbackAfterMs", 60_000)));
@@ -152,7 +184,7 @@ public final class ProducerMain {
                   Args.hang("CRASHPOINT " + crash + " " + m.eventId());
                 }
                 if (crash == CrashPoint.PAUSE_AFTER_HALF_SEND && m.eventId().equals(crashEvent)) {
-                  Args.pausePoint("CRASHPOINT " + crash + " " + m.eventId());
+                  pausePoint("CRASHPOINT " + crash + " " + m.eventId());
                 }
               }
 
@@ -162,7 +194,7 @@ public final class ProducerMain {
                   Args.hang("CRASHPOINT " + crash + " " + m.eventId());
                 }
                 if (crash == CrashPoint.PAUSE_IN_LOCAL_TX && m.eventId().equals(crashEvent)) {
-                  Args.pausePoint("CRASHPOINT " + crash + " " + m.eventId());
+                  pausePoint("CRASHPOINT " + crash + " " + m.eventId());
                 }
               }
 
@@ -170,6 +202,10 @@ public final class ProducerMain {
               public boolean beforeHalfMessageCommit(TxMessage m, String attemptId) {
                 if (crash == CrashPoint.AFTER_LOCAL_COMMIT && m.eventId().equals(crashEvent)) {
                   Args.hang("CRASHPOINT " + crash + " " + m.eventId());
+                }
+                if (crash == CrashPoint.PAUSE_AFTER_LOCAL_COMMIT
+                    && m.eventId().equals(crashEvent)) {
+                  pausePoint("CRASHPOINT " + crash + " " + m.eventId());
                 }
                 return true;
               }
@@ -202,6 +238,8 @@ public final class ProducerMain {
                 while ((line = in.readLine()) != null) {
                   if (line.equals("GO")) {
                     go.countDown();
+                  } else if (line.equals("CONTINUE")) {
+                    CONTINUE.countDown();
                   } else if (line.equals("METERS")) {
                     Args.say("METERS " + counters(meters));
                   }

@@ -29,7 +29,10 @@ class ProducerPauseTest {
    * no FENCED attempt row appeared within 60 s, so the live producer never got a check-back for the
    * paused producer's half message while that producer was stopped but still connected. The likely
    * cause is the broker's one round-robin counter for all check-backs, which can ask a message on
-   * the stopped client's channel on every pass (docs/reliability.md, "Paused processes").
+   * the stopped client's channel on every pass (docs/reliability.md, "Paused processes"). The
+   * hung-instance takeover does not change this case: it republishes committed rows, and f-1 never
+   * committed, so only a check-back answered by the live producer can fence it (HungProducerTest
+   * measured three checks in a row going to stopped producers over gRPC).
    */
   static Stream<Arguments> remotingWithDatabases() {
     return TestTransport.realWithDatabases().filter(a -> a.get()[0] == TestTransport.REMOTING);

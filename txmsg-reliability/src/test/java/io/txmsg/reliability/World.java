@@ -880,6 +880,20 @@ final class World implements AutoCloseable {
     return out;
   }
 
+  /** When the points group first applied {@code factId} (epoch ms), or -1 if it has not. */
+  long appliedMillis(String factId) throws Exception {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT MIN(applied_ms) FROM applied WHERE consumer_group = ? AND fact_id = ?")) {
+      ps.setString(1, points);
+      ps.setString(2, factId);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() && rs.getObject(1) != null ? rs.getLong(1) : -1;
+      }
+    }
+  }
+
   /** Waits until the points group has applied {@code factId}; fails after {@code timeout}. */
   void awaitApplied(String factId, Duration timeout) throws Exception {
     long until = System.nanoTime() + timeout.toNanos();

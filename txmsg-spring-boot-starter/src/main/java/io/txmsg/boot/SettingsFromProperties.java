@@ -163,6 +163,18 @@ final class SettingsFromProperties {
               p.getReconcileInterval(),
               s::reconcileInterval);
           f.set(
+              "heartbeat-interval",
+              s.heartbeatInterval(),
+              d.heartbeatInterval(),
+              p.getHeartbeatInterval(),
+              s::heartbeatInterval);
+          f.set(
+              "instance-stale-after",
+              s.instanceStaleAfter(),
+              d.instanceStaleAfter(),
+              p.getInstanceStaleAfter(),
+              s::instanceStaleAfter);
+          f.set(
               "reconcile-batch-size",
               s.reconcileBatchSize(),
               d.reconcileBatchSize(),

@@ -251,6 +251,16 @@ public class TxmsgProperties {
     /** How often the reconciler looks for due rows. */
     private Duration reconcileInterval = Duration.ofSeconds(1);
 
+    /** How often this producer instance records its heartbeat in the store (database clock). */
+    private Duration heartbeatInterval = Duration.ofSeconds(5);
+
+    /**
+     * An instance of the store silent this long is taken for hung: a live instance republishes its
+     * committed, unconfirmed half-message rows (duplicates possible, never a loss). At least three
+     * heartbeat intervals; 0 turns the heartbeat and the takeover off.
+     */
+    private Duration instanceStaleAfter = Duration.ofSeconds(30);
+
     /** Rows claimed at once by the reconciler (1..1000). */
     private int reconcileBatchSize = 100;
 
@@ -436,6 +446,22 @@ public class TxmsgProperties {
 
     public void setReconcileInterval(Duration reconcileInterval) {
       this.reconcileInterval = reconcileInterval;
+    }
+
+    public Duration getHeartbeatInterval() {
+      return heartbeatInterval;
+    }
+
+    public void setHeartbeatInterval(Duration heartbeatInterval) {
+      this.heartbeatInterval = heartbeatInterval;
+    }
+
+    public Duration getInstanceStaleAfter() {
+      return instanceStaleAfter;
+    }
+
+    public void setInstanceStaleAfter(Duration instanceStaleAfter) {
+      this.instanceStaleAfter = instanceStaleAfter;
     }
 
     public int getReconcileBatchSize() {

@@ -64,6 +64,8 @@ class TxmsgPropertiesTest {
             "txmsg.producer.settle-lock-wait=3s",
             "txmsg.producer.republish-after=20m",
             "txmsg.producer.reconcile-interval=2s",
+            "txmsg.producer.heartbeat-interval=4s",
+            "txmsg.producer.instance-stale-after=20s",
             "txmsg.producer.reconcile-batch-size=50",
             "txmsg.producer.reconcile-concurrency=16",
             "txmsg.producer.sent-batch-size=50",
@@ -125,6 +127,8 @@ class TxmsgPropertiesTest {
               assertThat(p.settleLockWait()).isEqualTo(Duration.ofSeconds(3));
               assertThat(p.republishAfter()).isEqualTo(Duration.ofMinutes(20));
               assertThat(p.reconcileInterval()).isEqualTo(Duration.ofSeconds(2));
+              assertThat(p.heartbeatInterval()).isEqualTo(Duration.ofSeconds(4));
+              assertThat(p.instanceStaleAfter()).isEqualTo(Duration.ofSeconds(20));
               assertThat(p.reconcileBatchSize()).isEqualTo(50);
               assertThat(p.reconcileConcurrency()).isEqualTo(16);
               assertThat(p.sentBatchSize()).isEqualTo(50);

@@ -195,6 +195,17 @@ interface JournalMapper {
   /** Unconfirmed rows per destination with the oldest one's age (the pending gauges). */
   List<PendingByDestination> pendingByDestination();
 
+  /**
+   * Hung-instance takeover: the PENDING, not yet due HALF_MESSAGE rows of {@code storeId} committed
+   * by {@code staleInstance} become due now and owned by {@code liveInstance}, with INSTANCE_STALE
+   * and {@code note} in the error columns. Returns how many.
+   */
+  int takeOverInstance(
+      @Param("storeId") String storeId,
+      @Param("staleInstance") String staleInstance,
+      @Param("liveInstance") String liveInstance,
+      @Param("note") String note);
+
   /** SENDING rows whose lease ran out (a reconciler died or stalled holding them). */
   int countExpiredLeases();
 }

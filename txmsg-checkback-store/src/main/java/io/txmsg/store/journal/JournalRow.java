@@ -45,6 +45,7 @@ public class JournalRow implements EnvelopeSource {
   private Instant updatedAt;
   private PublishMode publishMode;
   private String messageGroup;
+  private String instanceId;
   private long republishAfterMillis;
 
   /** {@link #headers} decoded, kept so that each send does not parse the column again. */
@@ -363,6 +364,19 @@ public class JournalRow implements EnvelopeSource {
 
   public void setMessageGroup(String messageGroup) {
     this.messageGroup = messageGroup;
+  }
+
+  /**
+   * The producer instance that committed the row (schema V5), or the live instance that took it
+   * over from a hung one; null for rows written before V5 or by tools. Its heartbeat decides
+   * whether another instance republishes the row early ({@code InstanceHeartbeats}).
+   */
+  public String getInstanceId() {
+    return instanceId;
+  }
+
+  public void setInstanceId(String instanceId) {
+    this.instanceId = instanceId;
   }
 
   /**

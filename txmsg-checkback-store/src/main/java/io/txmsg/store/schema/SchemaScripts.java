@@ -58,7 +58,8 @@ public final class SchemaScripts {
           "V1__txmsg_base.sql",
           "V2__txmsg_outbox_columns.sql",
           "V3__txmsg_archive_runs.sql",
-          "V4__txmsg_cdc_relay.sql");
+          "V4__txmsg_cdc_relay.sql",
+          "V5__txmsg_instance_heartbeat.sql");
 
   static {
     if (FILES.size() != SchemaInstaller.VERSION) {

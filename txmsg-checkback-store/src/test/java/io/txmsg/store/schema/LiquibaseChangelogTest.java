@@ -88,7 +88,7 @@ class LiquibaseChangelogTest {
       FlywaySchemaTest.Snapshot liquibase = FlywaySchemaTest.Snapshot.of(viaLiquibase, PREFIX);
       FlywaySchemaTest.Snapshot migrator = FlywaySchemaTest.Snapshot.of(viaMigrator, PREFIX);
       // Guards the snapshot itself: an empty read would make the comparison pass.
-      assertThat(liquibase.columns()).hasSize(15);
+      assertThat(liquibase.columns()).hasSize(16);
       assertThat(liquibase.indexes()).containsKey(PREFIX + "journal_due_ix");
       assertThat(liquibase.versionRows()).containsExactly("txmsg=" + SchemaInstaller.VERSION);
       assertThat(liquibase.columns().keySet())
@@ -129,7 +129,7 @@ class LiquibaseChangelogTest {
         assertThat(migrator(ds, prefix).check().state())
             .as(prefix)
             .isEqualTo(SchemaStatus.State.CURRENT);
-        assertThat(FlywaySchemaTest.Snapshot.of(ds, prefix).columns()).as(prefix).hasSize(15);
+        assertThat(FlywaySchemaTest.Snapshot.of(ds, prefix).columns()).as(prefix).hasSize(16);
         assertThat(unrun(ds, prefix)).as(prefix).isZero();
       }
     }
@@ -194,6 +194,8 @@ class LiquibaseChangelogTest {
         Map<String, Object> row = new LinkedHashMap<>(after.get(id));
         assertThat(row.remove("publish_mode")).as(id).isEqualTo("HALF_MESSAGE");
         assertThat(row.remove("message_group")).as(id).isNull();
+        assertThat(row).as(id).containsKey("instance_id");
+        assertThat(row.remove("instance_id")).as(id).isNull();
         assertThat(row).as(id).isEqualTo(before.get(id));
       }
       JournalRow read = new Journal(ds, SchemaMigrator.open(ds, PREFIX, false)).find("e22");

@@ -45,6 +45,9 @@ class SchemaFilesTest {
               "h2/V4__txmsg_cdc_relay.sql",
               "ccf3a37923768100ad01507ea51d66e1046ed564f20876c69361f4c0a2617ec2"),
           Map.entry(
+              "h2/V5__txmsg_instance_heartbeat.sql",
+              "7b53ce9401bba2704420db1923f2d16015de5021a36a4c7903f6efde770c5105"),
+          Map.entry(
               "mariadb/V1__txmsg_base.sql",
               "3d077f2ac4a376a2128cec4613b93bb88911e2dbe20007e279e57addefffabdc"),
           Map.entry(
@@ -57,6 +60,9 @@ class SchemaFilesTest {
               "mariadb/V4__txmsg_cdc_relay.sql",
               "d7cd8125dee3f418261ee0c29852888c194815587aeef6e6b4e7dcb3a5e25802"),
           Map.entry(
+              "mariadb/V5__txmsg_instance_heartbeat.sql",
+              "06d2ce1e82a054e54497e1ff3d9fa601d91bbcd4db0ac6bd5f4729ef1d947722"),
+          Map.entry(
               "postgresql/V1__txmsg_base.sql",
               "912d38eb4d3afaa1020d839b8cfb0f19df29b9e2926aaeb5ee16a9501bcfc590"),
           Map.entry(
@@ -67,7 +73,10 @@ class SchemaFilesTest {
               "dba106ddda3d8258ce02e30e2414a73b753cf47e0747edee4f5d85ce6c80eac9"),
           Map.entry(
               "postgresql/V4__txmsg_cdc_relay.sql",
-              "51beee40b57feaba5867020d732eb435aed348d5ce4d903103e627f6d8ce426a"));
+              "51beee40b57feaba5867020d732eb435aed348d5ce4d903103e627f6d8ce426a"),
+          Map.entry(
+              "postgresql/V5__txmsg_instance_heartbeat.sql",
+              "1cfd8efa65dc3b3b080236fc62f15a4e50d0dab5a9f6a15908e61e46e7dcfdf3"));
 
   private static final String ROOT = "io/txmsg/store/";
   private static final String CHANGELOG = ROOT + "liquibase/txmsg-changelog.xml";

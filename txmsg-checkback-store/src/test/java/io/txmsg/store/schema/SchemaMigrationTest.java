@@ -183,14 +183,15 @@ class SchemaMigrationTest {
 
       SchemaUpgrade upgrade = schema.apply();
       assertThat(upgrade.from()).isEqualTo(1);
-      assertThat(upgrade.to()).isEqualTo(4);
+      assertThat(upgrade.to()).isEqualTo(5);
       assertThat(upgrade.statements())
           .isEqualTo(
               SchemaScripts.version(Dialect.H2, PREFIX, 2).size()
                   + SchemaScripts.version(Dialect.H2, PREFIX, 3).size()
-                  + SchemaScripts.version(Dialect.H2, PREFIX, 4).size());
+                  + SchemaScripts.version(Dialect.H2, PREFIX, 4).size()
+                  + SchemaScripts.version(Dialect.H2, PREFIX, 5).size());
       assertThat(upgrade.alreadyApplied()).isZero();
-      assertThat(versionRow(ds)).isEqualTo(4);
+      assertThat(versionRow(ds)).isEqualTo(5);
       assertThat(columns(ds, PREFIX + "archive_run")).startsWith("run_id", "operator", "reason");
 
       // Every V1 value is unchanged; the new columns hold HALF_MESSAGE and NULL.
@@ -201,10 +202,14 @@ class SchemaMigrationTest {
         assertThat(row.remove("publish_mode")).as(id).isEqualTo("HALF_MESSAGE");
         assertThat(row.containsKey("message_group")).isTrue();
         assertThat(row.remove("message_group")).as(id).isNull();
+        assertThat(row).as(id).containsKey("instance_id");
+        assertThat(row.remove("instance_id")).as(id).isNull();
         assertThat(row).as(id).isEqualTo(before.get(id));
       }
-      assertThat(columns(ds, PREFIX + "journal")).endsWith("publish_mode", "message_group");
-      assertThat(columns(ds, PREFIX + "journal_archive")).endsWith("publish_mode", "message_group");
+      assertThat(columns(ds, PREFIX + "journal"))
+          .endsWith("publish_mode", "message_group", "instance_id");
+      assertThat(columns(ds, PREFIX + "journal_archive"))
+          .endsWith("publish_mode", "message_group", "instance_id");
       // The FIFO ordering query's index is the V1 one (see the V2 files).
       assertThat(indexes(ds, PREFIX + "journal")).contains(PREFIX + "journal_aggregate_ix");
 
@@ -298,9 +303,9 @@ class SchemaMigrationTest {
 
       SchemaUpgrade upgrade = migrator(db).apply();
       assertThat(upgrade.from()).isEqualTo(1);
-      assertThat(upgrade.to()).isEqualTo(4);
+      assertThat(upgrade.to()).isEqualTo(5);
       assertThat(upgrade.alreadyApplied()).isEqualTo(1);
-      assertThat(versionRow(ds)).isEqualTo(4);
+      assertThat(versionRow(ds)).isEqualTo(5);
       assertThat(journal(ds).get("e1")).containsEntry("publish_mode", "HALF_MESSAGE");
     }
   }
@@ -435,7 +440,7 @@ class SchemaMigrationTest {
         }
       }
       assertThat(migrator(db).apply().changed()).isTrue();
-      assertThat(versionRow(ds)).isEqualTo(4);
+      assertThat(versionRow(ds)).isEqualTo(5);
     }
   }
 
@@ -456,7 +461,7 @@ class SchemaMigrationTest {
           .isInstanceOf(SchemaVersionException.class)
           .hasMessageContaining("at V1")
           .hasMessageContaining("txmsg_schema")
-          .hasMessageContaining("this release needs V4")
+          .hasMessageContaining("this release needs V5")
           .hasMessageContaining("txmsg schema apply --jdbc-url <url> --prefix txmsg_")
           .satisfies(
               e ->
@@ -473,7 +478,7 @@ class SchemaMigrationTest {
             .as("createSchema=" + create)
             .isInstanceOf(SchemaVersionException.class)
             .hasMessageContaining("at V99 according to txmsg_schema")
-            .hasMessageContaining("this release understands up to V4")
+            .hasMessageContaining("this release understands up to V5")
             .hasMessageContaining("upgrade txmsg");
       }
       assertThatThrownBy(() -> migrator(db).plan()).isInstanceOf(SchemaVersionException.class);
@@ -488,7 +493,7 @@ class SchemaMigrationTest {
       SchemaPlan plan = SchemaScripts.plan(d, PREFIX, SchemaStatus.empty(PREFIX));
       assertThat(plan.steps())
           .extracting(SchemaPlan.Step::title)
-          .containsExactly("the schema-version table txmsg_schema", "V1", "V2", "V3", "V4");
+          .containsExactly("the schema-version table txmsg_schema", "V1", "V2", "V3", "V4", "V5");
       assertThat(plan.steps().get(0).recordVersion())
           .startsWith("INSERT INTO txmsg_schema")
           .contains("'txmsg', 0,");
@@ -504,6 +509,9 @@ class SchemaMigrationTest {
       assertThat(plan.steps().get(4).recordVersion())
           .startsWith("UPDATE txmsg_schema SET version = 4")
           .endsWith("AND version = 3");
+      assertThat(plan.steps().get(5).recordVersion())
+          .startsWith("UPDATE txmsg_schema SET version = 5")
+          .endsWith("AND version = 4");
       assertThat(SchemaInstaller.statements(d, PREFIX)).isEqualTo(plan.statements());
       // The rendered script is the same statements again (what `txmsg schema print` shows).
       assertThat(SchemaScripts.read(renderedResource(plan), PREFIX)).isEqualTo(plan.statements());
@@ -511,20 +519,21 @@ class SchemaMigrationTest {
       SchemaPlan fromV1 = SchemaScripts.plan(d, PREFIX, new SchemaStatus(PREFIX, 1, true, true));
       assertThat(fromV1.steps())
           .extracting(SchemaPlan.Step::title)
-          .containsExactly("V2", "V3", "V4");
+          .containsExactly("V2", "V3", "V4", "V5");
       // A database installed before schema versions gets the table and its V1 row first.
       SchemaPlan legacy = SchemaScripts.plan(d, PREFIX, new SchemaStatus(PREFIX, 1, false, false));
       assertThat(legacy.steps())
           .extracting(SchemaPlan.Step::title)
-          .containsExactly("the schema-version table txmsg_schema", "V2", "V3", "V4");
+          .containsExactly("the schema-version table txmsg_schema", "V2", "V3", "V4", "V5");
       assertThat(legacy.steps().get(0).recordVersion()).contains("'txmsg', 1,");
       assertThat(fromV1.render())
           .contains(
-              "V1 -> V4",
+              "V1 -> V5",
               SchemaScripts.resource(d, 2),
               SchemaScripts.resource(d, 3),
-              SchemaScripts.resource(d, 4));
-      SchemaPlan current = SchemaScripts.plan(d, PREFIX, new SchemaStatus(PREFIX, 4, true, true));
+              SchemaScripts.resource(d, 4),
+              SchemaScripts.resource(d, 5));
+      SchemaPlan current = SchemaScripts.plan(d, PREFIX, new SchemaStatus(PREFIX, 5, true, true));
       assertThat(current.isEmpty()).isTrue();
       assertThat(current.render()).contains("nothing to do");
     }

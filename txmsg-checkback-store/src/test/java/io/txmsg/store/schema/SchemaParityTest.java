@@ -73,12 +73,12 @@ class SchemaParityTest {
     }
     Schema reference = schemas.get(Dialect.H2);
     // Guards the parser itself: an empty parse would make every comparison pass.
-    assertThat(reference.columns()).hasSize(15);
+    assertThat(reference.columns()).hasSize(16);
     assertThat(reference.columns().get(PREFIX + "journal"))
         .contains("event_id", "status")
-        .endsWith("publish_mode", "message_group");
+        .endsWith("publish_mode", "message_group", "instance_id");
     assertThat(reference.columns().get(PREFIX + "journal_archive"))
-        .endsWith("archived_at", "publish_mode", "message_group");
+        .endsWith("archived_at", "publish_mode", "message_group", "instance_id");
     assertThat(reference.columns().get(PREFIX + "schema"))
         .containsExactly("name", "version", "applied_at");
     assertThat(reference.indexes()).containsKey(PREFIX + "journal_due_ix");

@@ -28,6 +28,7 @@ public final class MicrometerProducerMetrics implements ProducerMetrics {
   private final Timer checkbackLatency;
   private final Counter republished;
   private final Counter leaseExpired;
+  private final Counter instanceTakeover;
   private final AtomicLong blocked = new AtomicLong();
 
   /** Metrics into {@code registry}. */
@@ -46,6 +47,13 @@ public final class MicrometerProducerMetrics implements ProducerMetrics {
     this.leaseExpired =
         Counter.builder(MeterNames.LEASE_EXPIRED)
             .description("SENDING rows found with an expired lease and taken over")
+            .register(registry);
+    this.instanceTakeover =
+        Counter.builder(MeterNames.INSTANCE_TAKEOVER)
+            .description(
+                "Committed rows of a hung producer instance (heartbeat stale) that this instance"
+                    + " took over and republished")
+            .baseUnit("rows")
             .register(registry);
     Gauge.builder(MeterNames.JOURNAL_BLOCKED, blocked, AtomicLong::get)
         .description(
@@ -116,6 +124,11 @@ public final class MicrometerProducerMetrics implements ProducerMetrics {
   @Override
   public void republished() {
     republished.increment();
+  }
+
+  @Override
+  public void instanceTakeover(int rows) {
+    instanceTakeover.increment(rows);
   }
 
   @Override
