@@ -59,14 +59,16 @@ class HungProducerTest {
     }
   }
 
-  /** The product defaults, or the takeover off (the experiment's "before"). */
-  static Stream<Arguments> takeoverOnOff() {
-    return TestTransport.realWithDatabases()
-        .flatMap(
-            a ->
-                Stream.of(true, false)
-                    .filter(on -> on || Boolean.getBoolean("txmsg.reliability.experiment"))
-                    .map(on -> Arguments.of(a.get()[0], a.get()[1], on)));
+  /**
+   * The experiment's "before" (the takeover off) on every transport and database, only with {@code
+   * -Dtxmsg.reliability.experiment=true}; otherwise no case at all (not a case that passes doing
+   * nothing).
+   */
+  static Stream<Arguments> withoutTakeover() {
+    if (!Boolean.getBoolean("txmsg.reliability.experiment")) {
+      return Stream.empty();
+    }
+    return TestTransport.realWithDatabases();
   }
 
   @ParameterizedTest
@@ -81,12 +83,9 @@ class HungProducerTest {
    * check-backs alone do with the same faults. Runs only with {@code
    * -Dtxmsg.reliability.experiment=true}; it asserts nothing about time, only prints what happened.
    */
-  @ParameterizedTest
-  @MethodSource("takeoverOnOff")
-  void experiment(TestTransport transport, TestDatabase kind, boolean takeover) throws Exception {
-    if (takeover) {
-      return; // the product case is the test above
-    }
+  @ParameterizedTest(allowZeroInvocations = true)
+  @MethodSource("withoutTakeover")
+  void experiment(TestTransport transport, TestDatabase kind) throws Exception {
     run(transport, kind, false);
   }
 
@@ -201,6 +200,11 @@ class HungProducerTest {
       System.out.printf(
           "EXPERIMENT %s transport=%s f-11 after resume: %s (watched %d ms)%n",
           label, transport, halfOutcome, deliveredAfter);
+      // An early verdict, not awaitQuiet's: with production check timing nothing is settled
+      // before the broker's check window (6 s + 15 × 60 s) and republishAfter (10 minutes) have
+      // passed, far too long for CI. What can still arrive later is a duplicate of an event
+      // already applied (a half message committed by a late check-back), which the consumers'
+      // dedup absorbs; docs/reliability.md says this row's verdict is taken early.
       w.awaitClean(Duration.ofSeconds(takeover ? 120 : 240), 0);
       World.Verdict v = w.check(0);
       Report.row("producer hung after local commit and after half, " + label, w, 2, v);
