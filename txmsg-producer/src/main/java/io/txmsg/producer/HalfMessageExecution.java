@@ -1,6 +1,5 @@
 package io.txmsg.producer;
 
-import io.txmsg.api.DeliveryConfirmation;
 import io.txmsg.api.InvalidTxMessageException;
 import io.txmsg.api.ProducerInterceptor;
 import io.txmsg.api.PublishException;
@@ -171,15 +170,9 @@ final class HalfMessageExecution {
       metrics.send(row.getDestination(), row.getEventType(), ProducerMetrics.UNKNOWN);
       return false;
     }
+    boolean brokerAnswered;
     try {
-      if (settings.confirmation() == DeliveryConfirmation.BROKER_ACK) {
-        // Synchronous: SUCCESS proves the final message was written (see BROKER_ACK's window).
-        if (half.commitAndConfirm()) {
-          publisher.acknowledged(row.getEventId(), row.getBrokerMessageId());
-        }
-      } else {
-        half.commit();
-      }
+      brokerAnswered = HalfCommit.commit(half, settings.confirmation());
       metrics.send(row.getDestination(), row.getEventType(), ProducerMetrics.SENT);
     } catch (Exception e) {
       metrics.send(row.getDestination(), row.getEventType(), ProducerMetrics.UNKNOWN);
@@ -190,24 +183,7 @@ final class HalfMessageExecution {
           e.toString());
       return false;
     }
-    if (settings.confirmation() == DeliveryConfirmation.PROXY_ACK) {
-      markSentAfterProxyAck(row);
-    }
+    HalfCommit.recordSent(row, brokerAnswered, settings, journal, publisher);
     return true;
-  }
-
-  private void markSentAfterProxyAck(JournalRow row) {
-    if (settings.sentBatchSize() > 1) {
-      // Off the caller's thread, with the other acknowledgements of the batch: nothing reads SENT
-      // before republishAfter, and a lost record only costs a republish.
-      publisher.acknowledged(row.getEventId(), row.getBrokerMessageId());
-      return;
-    }
-    try {
-      journal.markSentByProducer(row.getEventId(), row.getBrokerMessageId());
-    } catch (Exception e) {
-      // The row stays PENDING; the reconciler republishes it later (a harmless duplicate).
-      log.warn("could not mark SENT eventId={}: {}", row.getEventId(), e.toString());
-    }
   }
 }

@@ -1,6 +1,5 @@
 package io.txmsg.producer;
 
-import io.txmsg.api.DeliveryConfirmation;
 import io.txmsg.api.ProducerInterceptor;
 import io.txmsg.producer.JoinedEntry.Stage;
 import io.txmsg.store.journal.AttemptInsert;
@@ -115,15 +114,9 @@ final class JoinedCompletion {
       return;
     }
     e.halfSettled = true;
+    boolean brokerAnswered;
     try {
-      if (settings.confirmation() == DeliveryConfirmation.BROKER_ACK) {
-        // Synchronous: SUCCESS proves the final message was written (see BROKER_ACK's window).
-        if (e.halfMessage.commitAndConfirm()) {
-          publisher.acknowledged(row.getEventId(), row.getBrokerMessageId());
-        }
-      } else {
-        e.halfMessage.commit();
-      }
+      brokerAnswered = HalfCommit.commit(e.halfMessage, settings.confirmation());
       metrics.send(row.getDestination(), row.getEventType(), ProducerMetrics.SENT);
     } catch (Exception x) {
       metrics.send(row.getDestination(), row.getEventType(), ProducerMetrics.UNKNOWN);
@@ -135,15 +128,7 @@ final class JoinedCompletion {
           x.toString());
       return;
     }
-    if (settings.confirmation() == DeliveryConfirmation.PROXY_ACK && settings.sentBatchSize() > 1) {
-      publisher.acknowledged(row.getEventId(), row.getBrokerMessageId());
-    } else if (settings.confirmation() == DeliveryConfirmation.PROXY_ACK) {
-      try {
-        journal.markSentByProducer(row.getEventId(), row.getBrokerMessageId());
-      } catch (Exception x) {
-        log.warn("could not mark SENT eventId={}: {}", row.getEventId(), x.toString());
-      }
-    }
+    HalfCommit.recordSent(row, brokerAnswered, settings, journal, publisher);
   }
 
   /** Rolled back: the attempt is recorded ROLLED_BACK (own transaction), then the half. */

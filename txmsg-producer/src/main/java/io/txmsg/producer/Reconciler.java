@@ -1,6 +1,5 @@
 package io.txmsg.producer;
 
-import io.txmsg.api.DeliveryConfirmation;
 import io.txmsg.api.PublishException;
 import io.txmsg.store.TxmsgStore;
 import io.txmsg.store.journal.Journal;
@@ -312,12 +311,8 @@ public final class Reconciler {
     }
     // A TRANSACTION topic refuses a plain send: a half message committed at once.
     HalfMessage half = producer.sendHalf(EnvelopeCodec.encode(row));
-    if (settings.confirmation() == DeliveryConfirmation.BROKER_ACK) {
-      // Recorded SENT only from the broker's SUCCESS; anything else throws and the row is retried.
-      half.commitAndConfirm();
-    } else {
-      half.commit();
-    }
+    // Under BROKER_ACK anything but SUCCESS throws and the row is retried, never recorded SENT.
+    HalfCommit.commit(half, settings.confirmation());
     return half.messageId();
   }
 
