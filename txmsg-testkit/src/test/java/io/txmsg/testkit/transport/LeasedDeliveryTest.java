@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQTest;
 import io.txmsg.testkit.rocketmq.TopicType;
+import io.txmsg.transport.InboundMessage;
 import io.txmsg.transport.OutboundMessage;
 import io.txmsg.transport.ProducerChannel;
 import io.txmsg.transport.ProducerSpec;
@@ -61,30 +62,16 @@ class LeasedDeliveryTest {
     List<String> calls = new CopyOnWriteArrayList<>();
     CountDownLatch finished = new CountDownLatch(1);
     SubscriptionSpec spec = new SubscriptionSpec(tg[1], Map.of(tg[0], "*"), 2, LEASE);
+    // Both instances hold the message for 2.5 leases: the broker may hand it to either one, and
+    // the other is the one that would get it again if the holder's lease were not renewed.
     try (TestTransport.Open t = TestTransport.GRPC.open();
         ProducerChannel producer =
             t.transport().openProducer(new ProducerSpec("lease-store", Set.of(tg[0]), v -> null));
-        Subscription a =
-            t.transport()
-                .subscribe(
-                    spec,
-                    m -> {
-                      calls.add("a:" + m.deliveryAttempt());
-                      sleep(Duration.ofSeconds(25)); // 2.5 leases
-                      finished.countDown();
-                      return Verdict.ACK;
-                    });
-        Subscription b =
-            t.transport()
-                .subscribe(
-                    spec,
-                    m -> {
-                      calls.add("b:" + m.deliveryAttempt());
-                      return Verdict.ACK;
-                    })) {
+        Subscription a = t.transport().subscribe(spec, m -> slowAck("a", m, calls, finished));
+        Subscription b = t.transport().subscribe(spec, m -> slowAck("b", m, calls, finished))) {
       mq.awaitSubscribed(tg[1], tg[0], Duration.ofSeconds(20));
       send(producer, tg[0], "slow");
-      assertThat(finished.await(60, TimeUnit.SECONDS)).isTrue();
+      assertThat(finished.await(90, TimeUnit.SECONDS)).isTrue();
       // One more lease after the ack: an unrenewed or unacked message would be back by then.
       sleep(Duration.ofSeconds(12));
       // Whichever instance received it ran it once; nobody got it a second time.
@@ -121,6 +108,14 @@ class LeasedDeliveryTest {
       assertThat(Duration.ofNanos(at.get(2) - at.get(1)))
           .isGreaterThanOrEqualTo(Duration.ofMillis(1900));
     }
+  }
+
+  private static Verdict slowAck(
+      String instance, InboundMessage m, List<String> calls, CountDownLatch finished) {
+    calls.add(instance + ":" + m.deliveryAttempt());
+    sleep(Duration.ofSeconds(25)); // 2.5 leases
+    finished.countDown();
+    return Verdict.ACK;
   }
 
   private static void sleep(Duration d) {
