@@ -209,10 +209,32 @@ final class CdcFixture implements AutoCloseable {
   }
 
   void awaitDelivered(List<JournalRow> rows, Duration timeout) {
-    await(
-        "delivery of " + rows.size() + " rows",
-        () -> rows.stream().allMatch(r -> delivered.containsKey(r.getEventId())),
-        timeout);
+    try {
+      await(
+          "delivery of " + rows.size() + " rows",
+          () -> rows.stream().allMatch(r -> delivered.containsKey(r.getEventId())),
+          timeout);
+    } catch (AssertionError e) {
+      // Say where each missing row stands: never sent (the relay) or sent and not delivered (the
+      // consumer side), so a failure in CI can be read without a rerun.
+      StringBuilder missing = new StringBuilder(e.getMessage()).append("; not delivered:");
+      for (JournalRow r : rows) {
+        if (!delivered.containsKey(r.getEventId())) {
+          missing.append(' ').append(r.getEventId()).append('=').append(statusOf(r.getEventId()));
+        }
+      }
+      throw new AssertionError(
+          missing.append("; delivered in order: ").append(deliveryOrder).toString(), e);
+    }
+  }
+
+  private String statusOf(String eventId) {
+    try {
+      JournalRow row = row(eventId);
+      return row == null ? "no row" : row.getStatus() + "/" + row.getBrokerMessageId();
+    } catch (Exception e) {
+      return "unreadable (" + e + ")";
+    }
   }
 
   void awaitSent(List<JournalRow> rows, Duration timeout) {
