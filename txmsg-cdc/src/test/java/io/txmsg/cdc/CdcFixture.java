@@ -59,6 +59,10 @@ final class CdcFixture implements AutoCloseable {
   final EmbeddedRocketMQ mq;
   final Map<String, List<InboundMessage>> delivered = new ConcurrentHashMap<>();
   final List<String> deliveryOrder = new CopyOnWriteArrayList<>();
+
+  /** Topic → the consumer group {@link #consume} subscribed to it. */
+  private final Map<String, String> groups = new ConcurrentHashMap<>();
+
   private final List<AutoCloseable> closeables = new ArrayList<>();
 
   /** Every real transport × every enabled database with a log (MariaDB, PostgreSQL). */
@@ -101,6 +105,9 @@ final class CdcFixture implements AutoCloseable {
   void consume(String topic, boolean fifo) {
     String group = "cdc-g-" + suffix + "-" + topic.hashCode();
     mq.createConsumerGroup(group, 5, Duration.ofMillis(200), Duration.ofMillis(500), fifo);
+    // The rows are sent right after the subscription: the group must not start past them.
+    mq.startGroupAtFirstMessage(group, topic);
+    groups.put(topic, group);
     Subscription sub =
         transport
             .transport()
@@ -223,8 +230,15 @@ final class CdcFixture implements AutoCloseable {
           missing.append(' ').append(r.getEventId()).append('=').append(statusOf(r.getEventId()));
         }
       }
-      throw new AssertionError(
-          missing.append("; delivered in order: ").append(deliveryOrder).toString(), e);
+      missing.append("; delivered in order: ").append(deliveryOrder);
+      groups.forEach(
+          (topic, group) ->
+              missing
+                  .append("; queues of ")
+                  .append(topic)
+                  .append(": ")
+                  .append(mq.describeQueues(topic, group)));
+      throw new AssertionError(missing.toString(), e);
     }
   }
 

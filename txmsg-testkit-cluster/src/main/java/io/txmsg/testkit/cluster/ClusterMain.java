@@ -462,6 +462,13 @@ public final class ClusterMain {
           }
           return queues(parts[1], parts[2]);
         }
+      case "startat":
+        {
+          if (parts.length < 3) {
+            return "ERR usage: startat <group> <topic>";
+          }
+          return startAtFirstMessage(parts[1], parts[2]);
+        }
       case "drained":
         {
           if (parts.length < 3) {
@@ -543,6 +550,27 @@ public final class ClusterMain {
    * in-flight count says the rest. That count lives in the broker's memory: a restart forgets the
    * messages popped before it (they come back through the revive after their invisible time).
    */
+  /**
+   * Commits the group's consume offset at each queue's first message where the group has none yet,
+   * so that a group that has never consumed the topic starts at its beginning whatever the timing
+   * of its first rebalance (see EmbeddedRocketMQ#startGroupAtFirstMessage).
+   */
+  private String startAtFirstMessage(String group, String topic) throws Exception {
+    TopicConfig config = broker.getTopicConfigManager().selectTopicConfig(topic);
+    if (config == null) {
+      return "ERR no topic " + topic;
+    }
+    int set = 0;
+    for (int q = 0; q < config.getReadQueueNums(); q++) {
+      if (broker.getConsumerOffsetManager().queryOffset(group, topic, q) < 0) {
+        long min = broker.getMessageStore().getMinOffsetInQueue(topic, q);
+        broker.getConsumerOffsetManager().commitOffset("testkit", group, topic, q, min);
+        set++;
+      }
+    }
+    return "OK " + set;
+  }
+
   private String drained(String topic, String group) throws Exception {
     StringBuilder left = new StringBuilder();
     java.util.LinkedHashSet<String> topics = new java.util.LinkedHashSet<>();

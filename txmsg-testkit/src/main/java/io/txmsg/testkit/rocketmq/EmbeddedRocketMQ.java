@@ -327,6 +327,23 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
   }
 
   /**
+   * Makes a group that has never consumed {@code topic} start at each queue's first message. Call
+   * it before the group subscribes, in a test that sends right after subscribing.
+   *
+   * <p>Why: a group with no committed offset starts where RocketMQ decides at its first rebalance,
+   * which may come after {@link #awaitSubscribed} returned. Over remoting (the client's default
+   * {@code CONSUME_FROM_LAST_OFFSET}) the broker answers 0 only when the queue's first message is
+   * already stored, else the client asks for the queue's max offset: a message stored between the
+   * two answers is never delivered to that group. With an offset committed here, both transports'
+   * first pull starts at the queue's first message. Queues where the group has an offset keep it.
+   */
+  public void startGroupAtFirstMessage(String group, String topic) {
+    requireName(group, "group");
+    requireName(topic, "topic");
+    command("startat " + group + " " + topic);
+  }
+
+  /**
    * Where a topic's messages stand for a group, for a test's failure message: per queue {@code
    * <queue>:<min>-<max>@<group's consume offset, "-" if none>}, e.g. {@code "0:0-1@1 1:0-0@-"}. A
    * message the broker stored raises a queue's max; a consume offset below max is not yet consumed
