@@ -101,7 +101,7 @@ public enum TestTransport {
   /** The remoting transport on a given embedded cluster, through its NameServer. */
   public static Open remotingOn(EmbeddedRocketMQ mq) {
     return new Open(
-        new RemotingTransport(REMOTING.connection(mq)),
+        new FreshGroupsStartAtFirstMessage(new RemotingTransport(REMOTING.connection(mq)), mq),
         mq::createTopic,
         (group, retries) ->
             mq.createConsumerGroup(group, retries, Duration.ofMillis(500), Duration.ofSeconds(1)));
