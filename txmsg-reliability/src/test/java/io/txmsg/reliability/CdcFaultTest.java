@@ -149,10 +149,12 @@ class CdcFaultTest {
         relay.await("RELAYING", Duration.ofSeconds(90));
         Child load = load(w, Scale.pick(300, 1200));
         int restarts = Scale.pick(1, 3);
+        int resets = 0;
         for (int i = 0; i < restarts; i++) {
           Thread.sleep(3_000);
           w.faultStarted(World.Fault.DATABASE);
           int cut = restart(link, Duration.ofSeconds(Scale.pick(5, 10)));
+          resets += cut;
           w.faultEnded();
           System.out.println("database link restarted, " + cut + " connections reset");
         }
@@ -162,9 +164,11 @@ class CdcFaultTest {
         Child.Meters producer = load.meters();
         System.out.println("METERS " + m + " / " + producer);
         Report.row("CDC: the relay's database restarts (link reset)", w, restarts, v);
-        assertThat(m.sum(EVENTS, "event=engine_failed") + m.sum(EVENTS, "event=lease_lost"))
-            .as("the relay noticed the restart")
-            .isGreaterThan(0);
+        // The proxy carries the relay's connections only: a reset is the fault reaching the relay.
+        // Whether the relay's engine then fails (engine_failed, lease_lost) or the PostgreSQL
+        // connector reconnects inside its task depends on what the reset caught (seen both ways),
+        // so that is printed above, not asserted; the rows relayed below are what must hold.
+        assertThat(resets).as("the relay's connections the restart reset").isGreaterThan(0);
         assertThat(m.sum(RELAYED))
             .as("rows relayed (every fact at least once)")
             .isGreaterThanOrEqualTo(v.facts());
