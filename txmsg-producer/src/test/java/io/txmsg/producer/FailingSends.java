@@ -1,18 +1,13 @@
 package io.txmsg.producer;
 
 import io.txmsg.api.PublishException;
-import io.txmsg.transport.BatchHandler;
-import io.txmsg.transport.ConfirmationSpec;
-import io.txmsg.transport.DeliveryHandler;
+import io.txmsg.testkit.transport.ForwardingTransport;
 import io.txmsg.transport.HalfMessage;
 import io.txmsg.transport.OutboundMessage;
 import io.txmsg.transport.ProducerChannel;
 import io.txmsg.transport.ProducerSpec;
-import io.txmsg.transport.Subscription;
-import io.txmsg.transport.SubscriptionSpec;
 import io.txmsg.transport.TopicKind;
 import io.txmsg.transport.Transport;
-import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,18 +17,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * retryable {@link PublishException} (a broker that is briefly unavailable); everything else goes
  * to the real transport.
  */
-final class FailingSends implements Transport {
-  private final Transport delegate;
+final class FailingSends extends ForwardingTransport {
   final AtomicInteger failNextSends = new AtomicInteger();
   final AtomicInteger failed = new AtomicInteger();
 
   FailingSends(Transport delegate) {
-    this.delegate = delegate;
-  }
-
-  @Override
-  public String name() {
-    return delegate.name();
+    super(delegate);
   }
 
   @Override
@@ -64,28 +53,6 @@ final class FailingSends implements Transport {
         real.close();
       }
     };
-  }
-
-  @Override
-  public Subscription subscribe(SubscriptionSpec spec, DeliveryHandler handler) {
-    return delegate.subscribe(spec, handler);
-  }
-
-  @Override
-  public Subscription confirmDeliveries(ConfirmationSpec spec, BatchHandler handler) {
-    return delegate.confirmDeliveries(spec, handler);
-  }
-
-  @Override
-  public Subscription drainDeadLetters(
-      String group, DeliveryHandler handler, Duration retryInterval) {
-    return delegate.drainDeadLetters(group, handler, retryInterval);
-  }
-
-  @Override
-  public Optional<Subscription> drainGivenUp(
-      String storeId, DeliveryHandler handler, Duration retryInterval) {
-    return delegate.drainGivenUp(storeId, handler, retryInterval);
   }
 
   @Override

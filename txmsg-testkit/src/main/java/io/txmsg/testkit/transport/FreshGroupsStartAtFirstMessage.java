@@ -2,16 +2,10 @@ package io.txmsg.testkit.transport;
 
 import io.txmsg.api.TransportException;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
-import io.txmsg.transport.BatchHandler;
-import io.txmsg.transport.ConfirmationSpec;
 import io.txmsg.transport.DeliveryHandler;
-import io.txmsg.transport.ProducerChannel;
-import io.txmsg.transport.ProducerSpec;
 import io.txmsg.transport.Subscription;
 import io.txmsg.transport.SubscriptionSpec;
 import io.txmsg.transport.Transport;
-import java.time.Duration;
-import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,25 +22,14 @@ import org.slf4j.LoggerFactory;
  * RocketMQ's start rule for new groups, not what these tests are about. Groups with an offset keep
  * it; everything else is passed through unchanged.
  */
-final class FreshGroupsStartAtFirstMessage implements Transport {
+final class FreshGroupsStartAtFirstMessage extends ForwardingTransport {
   private static final Logger log = LoggerFactory.getLogger(FreshGroupsStartAtFirstMessage.class);
 
-  private final Transport delegate;
   private final EmbeddedRocketMQ mq;
 
   FreshGroupsStartAtFirstMessage(Transport delegate, EmbeddedRocketMQ mq) {
-    this.delegate = delegate;
+    super(delegate);
     this.mq = mq;
-  }
-
-  @Override
-  public String name() {
-    return delegate.name();
-  }
-
-  @Override
-  public ProducerChannel openProducer(ProducerSpec spec) throws TransportException {
-    return delegate.openProducer(spec);
   }
 
   @Override
@@ -61,33 +44,5 @@ final class FreshGroupsStartAtFirstMessage implements Transport {
       }
     }
     return delegate.subscribe(spec, handler);
-  }
-
-  @Override
-  public Subscription confirmDeliveries(ConfirmationSpec spec, BatchHandler handler)
-      throws TransportException {
-    return delegate.confirmDeliveries(spec, handler);
-  }
-
-  @Override
-  public Subscription drainDeadLetters(
-      String group, DeliveryHandler handler, Duration retryInterval) {
-    return delegate.drainDeadLetters(group, handler, retryInterval);
-  }
-
-  @Override
-  public Optional<Subscription> drainGivenUp(
-      String storeId, DeliveryHandler handler, Duration retryInterval) {
-    return delegate.drainGivenUp(storeId, handler, retryInterval);
-  }
-
-  @Override
-  public void close() {
-    delegate.close();
-  }
-
-  @Override
-  public String toString() {
-    return delegate.toString();
   }
 }
