@@ -60,7 +60,7 @@ final class SettingsFromProperties {
       List<TxProducerSettingsCustomizer> customizers) {
     Fill f = new Fill("txmsg.producer");
     TxProducerSettings d = new TxProducerSettings();
-    TxmsgProperties.Producer p = properties.getProducer();
+    TxmsgProducerProperties p = properties.getProducer();
     f.translated(
         () -> {
           if (!s.connection().equals(d.connection())) {
@@ -198,7 +198,7 @@ final class SettingsFromProperties {
               d.leaseDuration(),
               p.getLeaseDuration(),
               s::leaseDuration);
-          TxmsgProperties.RetryBackoff backoff = p.getRetryBackoff();
+          TxmsgProducerProperties.RetryBackoff backoff = p.getRetryBackoff();
           f.set(
               "retry-backoff",
               List.of(s.retryBackoffInitial(), s.retryBackoffMax()),
@@ -211,7 +211,7 @@ final class SettingsFromProperties {
               d.consumeLogRetention(),
               p.getConsumeLogRetention(),
               s::consumeLogRetention);
-          TxmsgProperties.ConfirmBatching batching = p.getConfirmBatching();
+          TxmsgProducerProperties.ConfirmBatching batching = p.getConfirmBatching();
           f.set(
               "confirm-batching",
               List.<Object>of(s.confirmBatchSize(), s.confirmFlushInterval()),
@@ -275,7 +275,7 @@ final class SettingsFromProperties {
       List<TxConsumerSettingsCustomizer> customizers) {
     Fill f = new Fill("txmsg.consumer");
     TxConsumerSettings d = new TxConsumerSettings();
-    TxmsgProperties.Consumer c = properties.getConsumer();
+    TxmsgConsumerProperties c = properties.getConsumer();
     f.translated(
         () -> {
           if (!s.connection().equals(d.connection())) {
@@ -333,14 +333,14 @@ final class SettingsFromProperties {
               d.commandMaxAttempts(),
               c.getCommandMaxAttempts(),
               s::commandMaxAttempts);
-          TxmsgProperties.CommandBackoff backoff = c.getCommandBackoff();
+          TxmsgConsumerProperties.CommandBackoff backoff = c.getCommandBackoff();
           f.set(
               "command-backoff",
               List.of(s.commandBackoffInitial(), s.commandBackoffMax()),
               List.of(d.commandBackoffInitial(), d.commandBackoffMax()),
               List.of(backoff.getInitial(), backoff.getMax()),
               b -> s.commandBackoff(b.get(0), b.get(1)));
-          TxmsgProperties.DlqDrain drain = c.getDlqDrain();
+          TxmsgConsumerProperties.DlqDrain drain = c.getDlqDrain();
           f.set(
               "dlq-drain",
               List.<Object>of(s.dlqDrainEnabled(), s.dlqDrainRetryInterval()),
@@ -353,14 +353,14 @@ final class SettingsFromProperties {
               d.retryPolicyWait(),
               c.getRetryPolicyWait(),
               s::retryPolicyWait);
-          TxmsgProperties.ReplayWorker replay = c.getReplayWorker();
+          TxmsgConsumerProperties.ReplayWorker replay = c.getReplayWorker();
           f.set(
               "replay-worker",
               List.<Object>of(s.replayWorkerEnabled(), s.replayPollInterval()),
               List.<Object>of(d.replayWorkerEnabled(), d.replayPollInterval()),
               List.<Object>of(replay.isEnabled(), replay.getPollInterval()),
               b -> s.replayWorker((Boolean) b.get(0), (Duration) b.get(1)));
-          TxmsgProperties.LeasedDelivery leased = c.getLeasedDelivery();
+          TxmsgConsumerProperties.LeasedDelivery leased = c.getLeasedDelivery();
           if (s.leasedDelivery() != null) {
             f.fromBean.add("txmsg.consumer.leased-delivery");
           } else if (leased.getLease() != null) {
@@ -398,7 +398,7 @@ final class SettingsFromProperties {
     return config;
   }
 
-  private static boolean hasAddress(TxmsgProperties.Broker b) {
+  private static boolean hasAddress(TxmsgBrokerProperties b) {
     return notBlank(b.getEndpoints()) || notBlank(b.getNameServer());
   }
 
@@ -420,7 +420,7 @@ final class SettingsFromProperties {
   }
 
   /** The broker connection of the {@code txmsg.broker.*} properties, which set an address. */
-  static BrokerConnection connection(TxmsgProperties.Broker b) {
+  static BrokerConnection connection(TxmsgBrokerProperties b) {
     boolean grpc = notBlank(b.getEndpoints());
     boolean remoting = notBlank(b.getNameServer());
     if (grpc && remoting) {

@@ -88,7 +88,7 @@ public class TxmsgAutoConfiguration {
           settings,
           properties,
           environment.getProperty(SettingsFromProperties.APPLICATION_NAME));
-      TxmsgProperties.Broker broker = properties.getBroker();
+      TxmsgBrokerProperties broker = properties.getBroker();
       return new TxmsgProducerRuntime(
           () -> {
             TxProducer.Builder b = TxProducerConfiguration.builder(settings, beanFactory);
@@ -140,7 +140,7 @@ public class TxmsgAutoConfiguration {
         ObjectProvider<TxmsgLiquibaseMigration> changelog) {
       migration.getIfAvailable(); // the schema first: txmsg's Flyway migrations, if any
       changelog.getIfAvailable(); // or its Liquibase changelog
-      TxmsgProperties.Broker broker = properties.getBroker();
+      TxmsgBrokerProperties broker = properties.getBroker();
       return new TxmsgConsumersRuntime(
           () -> {
             TxConsumers.Builder b =

@@ -82,7 +82,7 @@ public class TxmsgCdcAutoConfiguration {
       CdcRelayMeters meters =
           MICROMETER ? CdcRelayMeters.of(beanFactory, settings.storeId()) : null;
       CdcRelayListener listener = meters == null ? new CdcRelayListener() {} : meters.listener();
-      TxmsgProperties.Broker broker = properties.getBroker();
+      TxmsgBrokerProperties broker = properties.getBroker();
       return new TxmsgCdcRelayRuntime(
           () -> {
             CdcRelay.Builder b =

@@ -26,7 +26,7 @@ import org.springframework.boot.health.contributor.Status;
 public class TxmsgHealthIndicator implements HealthIndicator {
   private final DataSource dataSource;
   private final String tablePrefix;
-  private final TxmsgProperties.Health thresholds;
+  private final TxmsgHealthProperties thresholds;
   private final BrokerProbe probe;
   private final List<TxmsgRuntime> runtimes;
   // Built on the first check: detecting the dialect needs a connection.
@@ -38,7 +38,7 @@ public class TxmsgHealthIndicator implements HealthIndicator {
    * @param thresholds the opt-in DOWN thresholds
    */
   public TxmsgHealthIndicator(
-      DataSource dataSource, String tablePrefix, TxmsgProperties.Health thresholds) {
+      DataSource dataSource, String tablePrefix, TxmsgHealthProperties thresholds) {
     this(dataSource, tablePrefix, thresholds, null, List.of());
   }
 
@@ -53,7 +53,7 @@ public class TxmsgHealthIndicator implements HealthIndicator {
   public TxmsgHealthIndicator(
       DataSource dataSource,
       String tablePrefix,
-      TxmsgProperties.Health thresholds,
+      TxmsgHealthProperties thresholds,
       BrokerConnection broker,
       List<TxmsgRuntime> runtimes) {
     this.dataSource = dataSource;

@@ -198,7 +198,7 @@ class TxmsgHealthTest {
                   new TxmsgRuntimeStatus(TxmsgRuntimeStatus.State.RUNNING, since, 1, null));
           Health h =
               new TxmsgHealthIndicator(
-                      ds, "txmsg_", new TxmsgProperties.Health(), null, List.of(retrying, running))
+                      ds, "txmsg_", new TxmsgHealthProperties(), null, List.of(retrying, running))
                   .health();
           assertThat(h.getStatus()).isEqualTo(Status.UP);
           assertThat(h.getDetails().get("producer"))
@@ -225,7 +225,7 @@ class TxmsgHealthTest {
                       new InvalidSettingsException("topics", "'pay' is a NORMAL topic")));
           Health down =
               new TxmsgHealthIndicator(
-                      ds, "txmsg_", new TxmsgProperties.Health(), null, List.of(failed, running))
+                      ds, "txmsg_", new TxmsgHealthProperties(), null, List.of(failed, running))
                   .health();
           assertThat(down.getStatus()).isEqualTo(Status.DOWN);
           assertThat(down.getDetails().get("exceeded")).asList().containsExactly("producer FAILED");
