@@ -11,9 +11,10 @@ import org.springframework.boot.context.properties.NestedConfigurationProperty;
  * The {@code txmsg.*} properties of a Spring Boot application: one property per public setting of
  * {@code TxProducerSettings}, {@code TxConsumerSettings} and {@code ConsumerGroupConfig}, with the
  * same defaults (TxmsgPropertiesCoverageTest holds the two together), plus the starter's own
- * ({@code enabled}, {@code json-mapper}, {@code txmsg.broker.fail-fast}, health, Flyway). A
- * property that is not one of these fails the start ({@code ignoreUnknownFields = false}): a typo
- * or a removed property is never silently ignored.
+ * ({@code txmsg.producer.enabled}, {@code txmsg.consumer.enabled}, {@code json-mapper}, {@code
+ * txmsg.broker.fail-fast}, health, Flyway, Liquibase). A property that is not one of these fails
+ * the start ({@code ignoreUnknownFields = false}): a typo or a removed property is never silently
+ * ignored.
  *
  * <p>Each concern binds through a class of its own: {@link TxmsgBrokerProperties}, {@link
  * TxmsgProducerProperties}, {@link TxmsgConsumerProperties}, {@link TxmsgHealthProperties}, {@link
