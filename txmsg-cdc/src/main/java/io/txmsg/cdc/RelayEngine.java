@@ -38,6 +38,9 @@ final class RelayEngine {
   DebeziumEngine<RecordChangeEvent<SourceRecord>> create(
       RelayRun run, CompletableFuture<Throwable> done, Runnable firstRecord) {
     Properties p = properties(run);
+    // An earlier engine that failed while starting can leave its metrics registered, and the new
+    // one would wait a minute for the names (StaleEngineMBeans says why).
+    StaleEngineMBeans.remove(config.logicalName());
     return DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
         .using(p)
         .notifying(new ChangeHandler(run, config, channel, firstRecord))

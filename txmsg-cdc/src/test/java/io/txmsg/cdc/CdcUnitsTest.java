@@ -14,11 +14,41 @@ import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.Map;
 import java.util.TimeZone;
+import javax.management.MBeanServer;
+import javax.management.MBeanServerFactory;
+import javax.management.ObjectName;
+import javax.management.StandardMBean;
 import org.junit.jupiter.api.Test;
 
 /** The relay's pure logic: conversions, settings checks, backoff. */
 @DatabaseIndependent
 class CdcUnitsTest {
+  @Test
+  void theMetricsAFailedEngineLeftAreRemovedAndOnlyThisRelays() throws Exception {
+    MBeanServer server = MBeanServerFactory.newMBeanServer();
+    ObjectName mine =
+        new ObjectName(
+            "debezium.mariadb:type=connector-metrics,context=schema-history,server=txmsg_s1");
+    ObjectName mineStreaming =
+        new ObjectName(
+            "debezium.postgres:type=connector-metrics,context=streaming,server=txmsg_s1");
+    ObjectName other =
+        new ObjectName(
+            "debezium.mariadb:type=connector-metrics,context=schema-history,server=txmsg_s2");
+    ObjectName notDebezium = new ObjectName("app:type=metrics,server=txmsg_s1");
+    for (ObjectName n : new ObjectName[] {mine, mineStreaming, other, notDebezium}) {
+      server.registerMBean(new StandardMBean(() -> {}, Runnable.class), n);
+    }
+
+    assertThat(StaleEngineMBeans.remove(server, "txmsg_s1")).isEqualTo(2);
+
+    assertThat(server.isRegistered(mine)).isFalse();
+    assertThat(server.isRegistered(mineStreaming)).isFalse();
+    assertThat(server.isRegistered(other)).as("another relay's").isTrue();
+    assertThat(server.isRegistered(notDebezium)).as("not Debezium's").isTrue();
+    assertThat(StaleEngineMBeans.remove(server, "txmsg_s1")).as("nothing left").isZero();
+  }
+
   @Test
   void aDebeziumWallClockTimestampIsTheInstantJdbcReadsInTheJvmZone() {
     TimeZone saved = TimeZone.getDefault();
