@@ -198,7 +198,7 @@ final class SettingsFromProperties {
               d.leaseDuration(),
               p.getLeaseDuration(),
               s::leaseDuration);
-          TxmsgProducerProperties.RetryBackoff backoff = p.getRetryBackoff();
+          TxmsgBackoffProperties backoff = p.getRetryBackoff();
           f.set(
               "retry-backoff",
               List.of(s.retryBackoffInitial(), s.retryBackoffMax()),
@@ -333,7 +333,7 @@ final class SettingsFromProperties {
               d.commandMaxAttempts(),
               c.getCommandMaxAttempts(),
               s::commandMaxAttempts);
-          TxmsgConsumerProperties.CommandBackoff backoff = c.getCommandBackoff();
+          TxmsgBackoffProperties backoff = c.getCommandBackoff();
           f.set(
               "command-backoff",
               List.of(s.commandBackoffInitial(), s.commandBackoffMax()),

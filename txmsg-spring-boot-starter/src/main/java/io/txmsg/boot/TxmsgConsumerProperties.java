@@ -5,6 +5,7 @@ import io.txmsg.boot.TxmsgProperties.JsonMapperChoice;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 /** Binds {@code txmsg.consumer.*}: the consumers (every @TxMessageHandler bean method). */
 public class TxmsgConsumerProperties {
@@ -64,7 +65,8 @@ public class TxmsgConsumerProperties {
   private Map<String, Group> groups = new LinkedHashMap<>();
 
   /** Backoff between command attempts: initial, doubling, capped at max. */
-  private final CommandBackoff commandBackoff = new CommandBackoff();
+  @NestedConfigurationProperty
+  private final TxmsgBackoffProperties commandBackoff = new TxmsgBackoffProperties();
 
   /** Draining the broker's dead-letter queue into the dead_letter table. */
   private final DlqDrain dlqDrain = new DlqDrain();
@@ -179,7 +181,7 @@ public class TxmsgConsumerProperties {
     this.groups = groups;
   }
 
-  public CommandBackoff getCommandBackoff() {
+  public TxmsgBackoffProperties getCommandBackoff() {
     return commandBackoff;
   }
 
@@ -193,31 +195,6 @@ public class TxmsgConsumerProperties {
 
   public LeasedDelivery getLeasedDelivery() {
     return leasedDelivery;
-  }
-
-  /** A command backoff. */
-  public static class CommandBackoff {
-    /** First delay. */
-    private Duration initial = Duration.ofSeconds(1);
-
-    /** Largest delay. */
-    private Duration max = Duration.ofMinutes(5);
-
-    public Duration getInitial() {
-      return initial;
-    }
-
-    public void setInitial(Duration initial) {
-      this.initial = initial;
-    }
-
-    public Duration getMax() {
-      return max;
-    }
-
-    public void setMax(Duration max) {
-      this.max = max;
-    }
   }
 
   /** Draining the broker's dead-letter queue. */

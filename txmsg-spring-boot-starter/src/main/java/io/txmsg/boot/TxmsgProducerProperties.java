@@ -6,6 +6,7 @@ import io.txmsg.boot.TxmsgProperties.JsonMapperChoice;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 /**
  * Binds {@code txmsg.producer.*}: the producer (TxMessageTemplate, journal, check-back,
@@ -140,7 +141,8 @@ public class TxmsgProducerProperties {
   private JsonMapperChoice jsonMapper = JsonMapperChoice.TXMSG;
 
   /** Republish backoff after transient errors: initial, doubling, capped at max, ±20 % jitter. */
-  private final RetryBackoff retryBackoff = new RetryBackoff();
+  @NestedConfigurationProperty
+  private final TxmsgBackoffProperties retryBackoff = new TxmsgBackoffProperties();
 
   /** Batching of delivery confirmations (CONSUMER confirmation). */
   private final ConfirmBatching confirmBatching = new ConfirmBatching();
@@ -369,37 +371,12 @@ public class TxmsgProducerProperties {
     this.jsonMapper = jsonMapper;
   }
 
-  public RetryBackoff getRetryBackoff() {
+  public TxmsgBackoffProperties getRetryBackoff() {
     return retryBackoff;
   }
 
   public ConfirmBatching getConfirmBatching() {
     return confirmBatching;
-  }
-
-  /** A republish backoff. */
-  public static class RetryBackoff {
-    /** First delay. */
-    private Duration initial = Duration.ofSeconds(1);
-
-    /** Largest delay. */
-    private Duration max = Duration.ofMinutes(5);
-
-    public Duration getInitial() {
-      return initial;
-    }
-
-    public void setInitial(Duration initial) {
-      this.initial = initial;
-    }
-
-    public Duration getMax() {
-      return max;
-    }
-
-    public void setMax(Duration max) {
-      this.max = max;
-    }
   }
 
   /** Confirmation batching. */
