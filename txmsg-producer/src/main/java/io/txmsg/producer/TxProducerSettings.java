@@ -381,35 +381,8 @@ public final class TxProducerSettings extends SealableSettings<TxProducerSetting
         deliveryMode != DeliveryMode.HALF_MESSAGE
             ? "needs at least one NORMAL or FIFO topic"
             : "needs at least one TRANSACTION topic");
-    DeliveryConfirmation c = confirmation();
-    require(
-        deliveryMode != DeliveryMode.CDC || c == DeliveryConfirmation.SEND_OK,
-        "confirmation",
-        "deliveryMode CDC records SENT from the broker's SEND_OK (the relay's and the"
-            + " reconciler's sends); only SEND_OK is allowed, was "
-            + c);
-    require(
-        deliveryMode != DeliveryMode.HALF_MESSAGE || c != DeliveryConfirmation.SEND_OK,
-        "confirmation",
-        "SEND_OK is for deliveryMode OUTBOX or CDC; a HALF_MESSAGE store uses CONSUMER or"
-            + " PROXY_ACK");
-
-    require(
-        deliveryMode == DeliveryMode.HALF_MESSAGE || c != DeliveryConfirmation.PROXY_ACK,
-        "confirmation",
-        "PROXY_ACK is for deliveryMode HALF_MESSAGE; an OUTBOX store uses SEND_OK or CONSUMER");
-    require(
-        deliveryMode == DeliveryMode.HALF_MESSAGE || c != DeliveryConfirmation.BROKER_ACK,
-        "confirmation",
-        "BROKER_ACK is for deliveryMode HALF_MESSAGE; an OUTBOX store uses SEND_OK or CONSUMER");
-    require(
-        c != DeliveryConfirmation.BROKER_ACK
-            || connection == null
-            || !"grpc".equals(connection.protocol()),
-        "confirmation",
-        "BROKER_ACK reads the broker's answer to a synchronous commit, which only the remoting"
-            + " transport (a NameServer connection) gets; through a gRPC proxy the commit is"
-            + " oneway: use CONSUMER, or PROXY_ACK if its window is acceptable");
+    String refused = ConfirmationChoice.refusal(deliveryMode, confirmation(), connection);
+    require(refused == null, "confirmation", refused);
     positive("publishAfter", publishAfter);
     require(
         cdcFallbackAfter != null && cdcFallbackAfter.compareTo(Duration.ofSeconds(1)) >= 0,
@@ -569,15 +542,9 @@ public final class TxProducerSettings extends SealableSettings<TxProducerSetting
   }
 
   public DeliveryConfirmation confirmation() {
-    if (confirmation != null) {
-      return confirmation;
-    }
-    if (deliveryMode != DeliveryMode.HALF_MESSAGE) {
-      return DeliveryConfirmation.SEND_OK;
-    }
-    return brokersDurable && connection != null && "remoting".equals(connection.protocol())
-        ? DeliveryConfirmation.BROKER_ACK
-        : DeliveryConfirmation.CONSUMER;
+    return confirmation != null
+        ? confirmation
+        : ConfirmationChoice.defaultFor(deliveryMode, brokersDurable, connection);
   }
 
   public DeliveryMode deliveryMode() {
