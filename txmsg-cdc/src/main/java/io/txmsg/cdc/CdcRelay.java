@@ -53,15 +53,16 @@ public final class CdcRelay implements AutoCloseable {
     /** Started; another instance holds the lease (or it is being acquired). */
     WAITING_FOR_LEASE,
     /**
-     * Holds the lease; the engine is starting (until its first record: at most one heartbeat
-     * interval on a quiet journal). Where a start has no offset to resume from, inserts committed
-     * before the connector fixed its start position are not relayed: the reconciler's fallback
-     * sends them.
+     * Holds the lease; the engine is starting (until it stored its first position: its first
+     * record, a change or a heartbeat, plus at most one offset flush interval). Where a start has
+     * no offset to resume from, inserts committed before the connector fixed its start position are
+     * not relayed: the reconciler's fallback sends them.
      */
     STARTING,
     /**
-     * Holds the lease and the connector reads the log (it handed over its first record, a change or
-     * a heartbeat): every insert committed from now on is relayed.
+     * Holds the lease, the connector reads the log and this engine stored a position to resume
+     * from: every insert committed from now on is relayed, by this engine or, after a failure, by
+     * the next one resuming there.
      */
     RELAYING,
     /** Closed. */

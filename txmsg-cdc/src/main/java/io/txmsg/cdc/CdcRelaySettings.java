@@ -121,7 +121,8 @@ public final class CdcRelaySettings {
   /**
    * How often the relay stores its offsets (default 1 s): what another instance or a restart
    * resumes from. Everything sent after the last stored offset is sent again after a crash
-   * (consumers drop the duplicates).
+   * (consumers drop the duplicates). Each engine also stores its position right after its first
+   * batch, so that a restart never starts later than where the failed engine began.
    */
   public CdcRelaySettings withOffsetFlushInterval(Duration offsetFlushInterval) {
     return copy(b -> b.offsetFlushInterval = offsetFlushInterval);

@@ -32,19 +32,12 @@ final class ChangeHandler
   private final RelayConfig config;
   private final ProducerChannel channel;
   private final Backoff backoff;
-  private final Runnable streaming;
-  private boolean seenRecord;
 
-  /**
-   * @param streaming called once, with the first record (a change or a heartbeat): the connector
-   *     reads the log from its start position on
-   */
-  ChangeHandler(RelayRun run, RelayConfig config, ProducerChannel channel, Runnable streaming) {
+  ChangeHandler(RelayRun run, RelayConfig config, ProducerChannel channel) {
     this.run = run;
     this.config = config;
     this.channel = channel;
     this.backoff = config.backoff();
-    this.streaming = streaming;
   }
 
   @Override
@@ -52,10 +45,6 @@ final class ChangeHandler
       List<RecordChangeEvent<SourceRecord>> records,
       DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
       throws InterruptedException {
-    if (!seenRecord && !records.isEmpty()) {
-      seenRecord = true;
-      streaming.run();
-    }
     int sent = 0;
     try {
       for (RecordChangeEvent<SourceRecord> event : records) {

@@ -177,19 +177,21 @@ final class LeaseSupervisor {
         continue;
       }
       CompletableFuture<Throwable> done = new CompletableFuture<>();
-      DebeziumEngine<RecordChangeEvent<SourceRecord>> engine =
-          engines.create(
-              run,
-              done,
-              () -> {
-                if (!run.stopping()) {
-                  state = State.RELAYING;
-                  log.info(
-                      "cdc relaying storeId={} generation={}",
-                      config.storeId(),
-                      run.fence().generation());
-                }
-              });
+      // RELAYING once this engine stored a position, not at its first record: an engine that
+      // starts without an offset and fails before its first offset write leaves nothing to resume
+      // from, and the next one starts at the then current end of the log. Only a stored position
+      // makes "every insert committed from now on is relayed" true across such a restart.
+      run.onPositionStored(
+          () -> {
+            if (!run.stopping() && state != State.RELAYING) {
+              state = State.RELAYING;
+              log.info(
+                  "cdc relaying storeId={} generation={}",
+                  config.storeId(),
+                  run.fence().generation());
+            }
+          });
+      DebeziumEngine<RecordChangeEvent<SourceRecord>> engine = engines.create(run, done);
       engineThread.execute(engine);
       long lastRenewal = System.nanoTime();
       Throwable failure;

@@ -173,6 +173,12 @@ final class MariaDbLog extends LogSource {
     // no_data still takes FLUSH TABLES WITH READ LOCK (a write stall, RELOAD privilege) unless
     // told not to lock: the relay reads no rows, only the table's definition.
     p.setProperty("snapshot.locking.mode", "none");
+    // The binlog client notices a dropped connection (a server restart, a network reset) only
+    // when its keep-alive thread next looks, and reconnects then: Debezium's default of 60 s
+    // left the relay silently stalled that long after a database restart while the fallback sent
+    // its rows. Every 5 s instead; the server then sends a heartbeat event every 4 s (0.8 of it)
+    // so that a quiet binlog does not look dead.
+    p.setProperty("connect.keep.alive.interval.ms", "5000");
     p.setProperty("include.schema.changes", "false");
     p.setProperty("schema.history.internal", TxmsgSchemaHistory.class.getName());
     p.setProperty(TxmsgSchemaHistory.CONFIG_KEY, p.getProperty(RelayRun.CONFIG_KEY));

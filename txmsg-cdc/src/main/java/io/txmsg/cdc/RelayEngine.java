@@ -32,18 +32,18 @@ final class RelayEngine {
   }
 
   /**
-   * A new engine for {@code run}; {@code done} completes with its failure (or null) when it stops,
-   * and {@code firstRecord} runs when it hands over its first record.
+   * A new engine for {@code run}; {@code done} completes with its failure (or null) when it stops.
    */
   DebeziumEngine<RecordChangeEvent<SourceRecord>> create(
-      RelayRun run, CompletableFuture<Throwable> done, Runnable firstRecord) {
+      RelayRun run, CompletableFuture<Throwable> done) {
     Properties p = properties(run);
     // An earlier engine that failed while starting can leave its metrics registered, and the new
     // one would wait a minute for the names (StaleEngineMBeans says why).
     StaleEngineMBeans.remove(config.logicalName());
     return DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
         .using(p)
-        .notifying(new ChangeHandler(run, config, channel, firstRecord))
+        .notifying(new ChangeHandler(run, config, channel))
+        .using(new OffsetCommitTiming(config.settings().offsetFlushInterval()))
         .using(
             (success, message, error) -> {
               if (error != null) {

@@ -27,6 +27,7 @@ final class RelayRun {
   private volatile String stopReason;
   private volatile boolean lost;
   private volatile boolean halted;
+  private volatile Runnable positionStored = () -> {};
 
   RelayRun(
       RelayFence fence,
@@ -67,6 +68,19 @@ final class RelayRun {
 
   SentRecorder recorder() {
     return recorder;
+  }
+
+  /**
+   * Runs {@code callback} after each offset write of the engine that starts next (the supervisor
+   * sets one per engine: a stored position is what a restart resumes from).
+   */
+  void onPositionStored(Runnable callback) {
+    positionStored = callback;
+  }
+
+  /** The engine's offsets were written (fenced by this run's lease). */
+  void positionStored() {
+    positionStored.run();
   }
 
   /** The lease was renewed by a statement that started at {@code startedNanos}. */

@@ -57,6 +57,7 @@ public final class TxmsgOffsetStore extends MemoryOffsetBackingStore {
         throw new ConnectException(
             "the relay lease of store " + run.fence().storeId() + " was taken over");
       }
+      run.positionStored();
     } catch (ConnectException e) {
       throw e;
     } catch (LeaseLostException e) {

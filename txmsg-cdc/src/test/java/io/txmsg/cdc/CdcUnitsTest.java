@@ -24,6 +24,21 @@ import org.junit.jupiter.api.Test;
 @DatabaseIndependent
 class CdcUnitsTest {
   @Test
+  void anEngineStoresItsPositionAfterItsFirstBatchThenOncePerInterval() {
+    OffsetCommitTiming timing = new OffsetCommitTiming(Duration.ofSeconds(1));
+    assertThat(timing.performCommit(0, Duration.ofMillis(5)))
+        .as("no record yet: nothing to store")
+        .isFalse();
+    assertThat(timing.performCommit(1, Duration.ofMillis(10)))
+        .as("the first batch, long before the interval")
+        .isTrue();
+    assertThat(timing.performCommit(3, Duration.ofMillis(20)))
+        .as("later batches wait for the interval")
+        .isFalse();
+    assertThat(timing.performCommit(3, Duration.ofMillis(1_000))).isTrue();
+  }
+
+  @Test
   void theMetricsAFailedEngineLeftAreRemovedAndOnlyThisRelays() throws Exception {
     MBeanServer server = MBeanServerFactory.newMBeanServer();
     ObjectName mine =
