@@ -30,8 +30,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -39,9 +37,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * docs/architecture.md#producer-execute against the real embedded broker, on every enabled
  * database. The shared cluster checks half messages every 1 s once they are 2 s old.
  */
-// One harness per transport and database is shared by the methods, each setting its interceptor:
-// one method at a time (the class still runs beside the others).
-@Execution(ExecutionMode.SAME_THREAD)
+// Methods run concurrently, like the other classes. A harness (producer, topic, observer group)
+// is shared by the methods that one worker thread runs one after another, each setting its
+// interceptor: a harness per transport, database and worker thread, so no two methods running at
+// once share one.
 class TxMessageTemplateTest {
   /** Every test runs on every transport (in-memory and gRPC) × every enabled database. */
   private static final String DB = "io.txmsg.testkit.transport.TestTransport#withDatabases";
@@ -58,7 +57,7 @@ class TxMessageTemplateTest {
 
   private static ProducerHarness harness(TestTransport transport, TestDatabase kind) {
     return HARNESS.computeIfAbsent(
-        transport + "/" + kind,
+        transport + "/" + kind + "/" + Thread.currentThread().getName(),
         k -> {
           try {
             return new ProducerHarness(kind, transport.open(), s -> {});
@@ -70,7 +69,15 @@ class TxMessageTemplateTest {
 
   @AfterEach
   void resetInterceptor() {
-    HARNESS.values().forEach(h -> h.interceptor.delegate = new ProducerInterceptor() {});
+    // A method's lifecycle runs on one worker thread: reset only that thread's harnesses, never
+    // one another method is using.
+    String thread = "/" + Thread.currentThread().getName();
+    HARNESS.forEach(
+        (key, h) -> {
+          if (key.endsWith(thread)) {
+            h.interceptor.delegate = new ProducerInterceptor() {};
+          }
+        });
   }
 
   @AfterAll

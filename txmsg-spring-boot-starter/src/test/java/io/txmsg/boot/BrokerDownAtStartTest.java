@@ -19,6 +19,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.SpringBootConfiguration;
@@ -41,6 +43,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * its own (stopped and started again on the same ports and store).
  */
 @DatabaseIndependent
+// Beside the other classes (a cluster of its own); its methods stop and start that cluster, so
+// they run one after another.
+@Execution(ExecutionMode.CONCURRENT)
 class BrokerDownAtStartTest {
   private static final String TOPIC = "down-pay";
   private static final String GROUP = "down-points";
@@ -114,6 +119,7 @@ class BrokerDownAtStartTest {
 
   @SuppressWarnings("unchecked") // the health details' maps
   @ParameterizedTest
+  @Execution(ExecutionMode.SAME_THREAD)
   @ValueSource(strings = {"remoting", "grpc"})
   void theApplicationStartsWhileTheBrokerIsDownAndPublishesOnceItIsUp(String protocol)
       throws Exception {
@@ -170,6 +176,7 @@ class BrokerDownAtStartTest {
   }
 
   @ParameterizedTest
+  @Execution(ExecutionMode.SAME_THREAD)
   @ValueSource(strings = {"remoting", "grpc"})
   void failFastFailsTheStartWhileTheBrokerIsDown(String protocol) {
     mq.stop();

@@ -14,6 +14,8 @@ import java.time.Duration;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -29,6 +31,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * template and no store id), and an event of the first reaches the handler of the second.
  */
 @DatabaseIndependent
+// Beside the other classes: its own topic, group and databases.
+@Execution(ExecutionMode.CONCURRENT)
 class PartialApplicationsTest {
   private static final String TOPIC = "partial-pay";
   private static final String GROUP = "partial-points";

@@ -18,12 +18,16 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * A second cluster next to the shared one, on a JVM of its own shape: side by side, restart, close.
  */
 @EmbeddedRocketMQTest
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+// The methods drive one second cluster through an order (restart, then close): one at a time.
+@Execution(ExecutionMode.SAME_THREAD)
 class EmbeddedRocketMQLifecycleTest {
   private static EmbeddedRocketMQ second;
 
