@@ -33,11 +33,14 @@ import org.junit.jupiter.params.provider.MethodSource;
  * txmsg.reconcile.republished} for the reconciler's per-row fallback) and the verdict with every
  * invariant 0.
  *
- * <p>Only MariaDB and PostgreSQL have a log to read: on H2 the source has no case (CI runs this
- * class in a step of its own with {@code -Dtxmsg.test.databases=mariadb,postgresql} and {@code
+ * <p>Only MariaDB and PostgreSQL have a log to read: on H2 the source has no case. Its databases
+ * are {@code txmsg.reliability.cdcDatabases} when set, else {@code txmsg.test.databases}: CI runs
+ * the class in the same invocation as the rest of the suite (on H2) with {@code
+ * -Dtxmsg.reliability.cdcDatabases=mariadb,postgresql} and {@code
  * -Dtxmsg.reliability.requireCdc=true}, which makes an empty source fail instead of passing with
- * nothing run). The methods run one after another: the fallback scenario purges MariaDB's binlog
- * files, which a relay of another scenario could be about to read.
+ * nothing run. The methods run one after another: the fallback scenario purges MariaDB's binlog
+ * files, which a relay of another scenario of this class could be about to read (the other classes
+ * use no MariaDB).
  */
 @Execution(ExecutionMode.SAME_THREAD)
 class CdcFaultTest {
@@ -69,7 +72,7 @@ class CdcFaultTest {
     List<Arguments> out = new ArrayList<>();
     List<TestTransport> transports = TestTransport.real().toList();
     List<TestDatabase> databases =
-        TestDatabases.list().stream().filter(d -> d != TestDatabase.H2).toList();
+        cdcDatabases().stream().filter(d -> d != TestDatabase.H2).toList();
     boolean diagonal = "diagonal".equals(System.getProperty("txmsg.reliability.cdcMatrix"));
     for (int i = 0; i < databases.size(); i++) {
       if (diagonal) {
@@ -82,10 +85,19 @@ class CdcFaultTest {
     }
     if (out.isEmpty() && Boolean.getBoolean("txmsg.reliability.requireCdc")) {
       throw new IllegalStateException(
-          "txmsg.reliability.requireCdc is set but txmsg.test.databases enables neither MariaDB"
-              + " nor PostgreSQL: CdcFaultTest would run nothing");
+          "txmsg.reliability.requireCdc is set but "
+              + (System.getProperty(CDC_DATABASES) != null ? CDC_DATABASES : TestDatabases.PROPERTY)
+              + " enables neither MariaDB nor PostgreSQL: CdcFaultTest would run nothing");
     }
     return out.stream();
+  }
+
+  private static final String CDC_DATABASES = "txmsg.reliability.cdcDatabases";
+
+  /** {@value #CDC_DATABASES} (comma-separated) when set, else the run's databases. */
+  private static List<TestDatabase> cdcDatabases() {
+    String value = System.getProperty(CDC_DATABASES);
+    return value == null ? TestDatabases.list() : TestDatabases.parse(CDC_DATABASES, value);
   }
 
   @AfterAll

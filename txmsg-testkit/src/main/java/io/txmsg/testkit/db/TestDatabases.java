@@ -23,7 +23,14 @@ public final class TestDatabases {
   }
 
   public static List<TestDatabase> list() {
-    String value = System.getProperty(PROPERTY, "h2");
+    return parse(PROPERTY, System.getProperty(PROPERTY, "h2"));
+  }
+
+  /**
+   * The databases {@code value} names (comma-separated, as {@value #PROPERTY}); {@code property}
+   * names the setting it came from in the error when it names none.
+   */
+  public static List<TestDatabase> parse(String property, String value) {
     List<TestDatabase> out = new ArrayList<>();
     for (String part : value.split(",")) {
       String p = part.trim().toUpperCase(Locale.ROOT);
@@ -32,7 +39,7 @@ public final class TestDatabases {
       }
     }
     if (out.isEmpty()) {
-      throw new IllegalStateException(PROPERTY + " names no database: '" + value + "'");
+      throw new IllegalStateException(property + " names no database: '" + value + "'");
     }
     return out;
   }
