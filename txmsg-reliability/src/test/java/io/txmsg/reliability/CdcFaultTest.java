@@ -49,6 +49,9 @@ class CdcFaultTest {
   /** Slots and publications of this class; what a killed run left is dropped by the next one. */
   private static final String NAME_PREFIX = "txmsg_relfault_";
 
+  /** The databases this class runs on when set (see the class comment). */
+  private static final String CDC_DATABASES = "txmsg.reliability.cdcDatabases";
+
   /**
    * The producers' cdcFallbackAfter: longer than a takeover (one 3 s lease plus the connector's
    * start) so that in the relay scenarios the relay, not the fallback, sends; short enough to keep
@@ -91,8 +94,6 @@ class CdcFaultTest {
     }
     return out.stream();
   }
-
-  private static final String CDC_DATABASES = "txmsg.reliability.cdcDatabases";
 
   /** {@value #CDC_DATABASES} (comma-separated) when set, else the run's databases. */
   private static List<TestDatabase> cdcDatabases() {
