@@ -413,6 +413,8 @@ class TracingTest {
     Env env = new Env();
     mq.createTopic(env.topic, topicType);
     mq.createConsumerGroup(env.group, 5, Duration.ofMillis(500), Duration.ofSeconds(1));
+    // A plain connection's fresh group could start past a message sent before its first rebalance.
+    mq.startGroupAtFirstMessage(env.group, env.topic);
     TxProducerSettings ps =
         new TxProducerSettings()
             .connection(transport.connection(mq))

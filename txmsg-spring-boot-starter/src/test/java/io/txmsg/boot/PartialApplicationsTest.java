@@ -78,6 +78,8 @@ class PartialApplicationsTest {
     EmbeddedRocketMQ mq = EmbeddedRocketMQ.shared();
     mq.createTopic(TOPIC, TopicType.TRANSACTION);
     mq.createConsumerGroup(GROUP, 15, Duration.ofMillis(500), Duration.ofSeconds(1));
+    // A plain connection's fresh group could start past a message sent before its first rebalance.
+    mq.startGroupAtFirstMessage(GROUP, TOPIC);
     try (ConfigurableApplicationContext points =
             new SpringApplicationBuilder(Points.class)
                 .web(WebApplicationType.NONE)
