@@ -67,15 +67,7 @@ final class CdcFixture implements AutoCloseable {
 
   /** Every real transport × every enabled database with a log (MariaDB, PostgreSQL). */
   static Stream<Arguments> transportsAndLogDatabases() {
-    List<Arguments> out = new ArrayList<>();
-    TestTransport.real()
-        .forEach(
-            t -> {
-              for (TestDatabase d : logDatabases()) {
-                out.add(Arguments.of(t, d));
-              }
-            });
-    return out.stream();
+    return TestTransport.realWith(logDatabases());
   }
 
   static List<TestDatabase> logDatabases() {

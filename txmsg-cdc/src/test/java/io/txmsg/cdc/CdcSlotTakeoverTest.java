@@ -42,7 +42,8 @@ class CdcSlotTakeoverTest {
   @MethodSource("postgresql")
   void theNewHolderTerminatesTheWalsenderAStalledHolderStillHolds(TestDatabase kind)
       throws Exception {
-    TestTransport transport = TestTransport.real().findFirst().orElseThrow();
+    TestTransport transport =
+        TestTransport.real().filter(t -> t.pairsWith(kind)).findFirst().orElseThrow();
     try (CdcFixture f = new CdcFixture(transport, kind, mq)) {
       String topic = f.topic(TopicType.NORMAL);
       f.consume(topic, false);

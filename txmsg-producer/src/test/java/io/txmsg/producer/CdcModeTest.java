@@ -45,17 +45,8 @@ class CdcModeTest {
 
   /** Real transports × the enabled databases that have a log (CDC refuses H2). */
   static Stream<Arguments> realWithLogDatabases() {
-    List<Arguments> out = new ArrayList<>();
-    TestTransport.real()
-        .forEach(
-            t -> {
-              for (TestDatabase db : TestDatabases.list()) {
-                if (db != TestDatabase.H2) {
-                  out.add(Arguments.of(t, db));
-                }
-              }
-            });
-    return out.stream();
+    return TestTransport.realWith(
+        TestDatabases.list().stream().filter(db -> db != TestDatabase.H2).toList());
   }
 
   private static final String LOG_DATABASES = "io.txmsg.producer.CdcModeTest#realWithLogDatabases";

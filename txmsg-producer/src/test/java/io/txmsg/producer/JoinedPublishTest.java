@@ -92,13 +92,8 @@ class JoinedPublishTest {
       if (mode != DeliveryMode.HALF_MESSAGE && mode != DeliveryMode.OUTBOX) {
         continue; // CDC is a relay of its own, tested in txmsg-cdc
       }
-      TestTransport.real()
-          .forEach(
-              t -> {
-                for (TestDatabase db : TestDatabases.list()) {
-                  out.add(Arguments.of(mode, t, db));
-                }
-              });
+      TestTransport.realWith(TestDatabases.list())
+          .forEach(a -> out.add(Arguments.of(mode, a.get()[0], a.get()[1])));
     }
     return out.stream();
   }

@@ -52,12 +52,8 @@ class CdcRelayStarterTest {
 
   /** Every real transport × every enabled database with a log (MariaDB, PostgreSQL). */
   static Stream<Arguments> transportsAndLogDatabases() {
-    return TestTransport.real()
-        .flatMap(
-            t ->
-                TestDatabases.list().stream()
-                    .filter(d -> d != TestDatabase.H2)
-                    .map(d -> Arguments.of(t, d)));
+    return TestTransport.realWith(
+        TestDatabases.list().stream().filter(d -> d != TestDatabase.H2).toList());
   }
 
   private static ApplicationContextRunner runner() {

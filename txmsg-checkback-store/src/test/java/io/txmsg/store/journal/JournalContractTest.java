@@ -332,6 +332,48 @@ class JournalContractTest {
     }
   }
 
+  /**
+   * The remoting give-up drain's claim (the broker stopped checking the half message back): an
+   * unsettled row or one whose lease expired is taken with BROKER_GAVE_UP recorded; a row leased to
+   * a live owner or DEAD is not; a SENT row only when SENT proves nothing (PROXY_ACK, {@code
+   * includeSent}). Here on every database, because CI's database step runs the drain itself
+   * (ReconcilerTest, remoting only) on MariaDB, not on PostgreSQL.
+   */
+  @ParameterizedTest
+  @MethodSource(DB)
+  void theGiveUpClaimTakesUnsettledAndExpiredRowsAndSentOnesOnlyWhenAsked(TestDatabase kind)
+      throws Exception {
+    try (DatabaseFixture db = kind.open()) {
+      TxmsgStore store = install(db);
+      for (String id : List.of("pending", "sent", "dead", "expired")) {
+        inTx(db.dataSource(), store, s -> s.getMapper(JournalMapper.class).insert(row(id), 0));
+      }
+      assertThat(count(db, store, m -> m.claimGivenUp("pending", "t1", 60_000, false)))
+          .isEqualTo(1);
+      JournalRow taken = find(db, store, m -> m.findById("pending"));
+      assertThat(taken.getStatus()).isEqualTo(JournalStatus.SENDING);
+      assertThat(taken.getOwnerToken()).isEqualTo("t1");
+      assertThat(taken.getLastErrorCode()).isEqualTo("BROKER_GAVE_UP");
+      assertThat(count(db, store, m -> m.claimGivenUp("pending", "t2", 60_000, true)))
+          .as("leased to a live owner")
+          .isZero();
+
+      assertThat(count(db, store, m -> m.markSent(List.of("sent")))).isEqualTo(1);
+      assertThat(count(db, store, m -> m.claimGivenUp("sent", "t1", 60_000, false))).isZero();
+      assertThat(count(db, store, m -> m.claimGivenUp("sent", "t1", 60_000, true))).isEqualTo(1);
+
+      assertThat(count(db, store, m -> m.claim("dead", "t0", 60_000))).isEqualTo(1);
+      assertThat(count(db, store, m -> m.dead("dead", "t0", "TOPIC_NOT_FOUND", "m"))).isEqualTo(1);
+      assertThat(count(db, store, m -> m.claimGivenUp("dead", "t1", 60_000, true))).isZero();
+
+      assertThat(count(db, store, m -> m.claim("expired", "t0", 1))).isEqualTo(1);
+      Thread.sleep(50);
+      assertThat(count(db, store, m -> m.claimGivenUp("expired", "t1", 60_000, false)))
+          .isEqualTo(1);
+      assertThat(count(db, store, m -> m.claimGivenUp("nope", "t1", 60_000, true))).isZero();
+    }
+  }
+
   @ParameterizedTest
   @MethodSource(DB)
   void checkbackCountCountsOnlyTheCommittedAttemptsCheckbacks(TestDatabase kind) throws Exception {

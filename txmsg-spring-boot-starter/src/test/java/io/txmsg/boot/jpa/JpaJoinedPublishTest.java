@@ -69,13 +69,8 @@ class JpaJoinedPublishTest {
   static Stream<Arguments> cases() {
     List<Arguments> out = new ArrayList<>();
     for (DeliveryMode mode : List.of(DeliveryMode.HALF_MESSAGE, DeliveryMode.OUTBOX)) {
-      TestTransport.real()
-          .forEach(
-              t -> {
-                for (TestDatabase db : TestDatabases.list()) {
-                  out.add(Arguments.of(mode, t, db));
-                }
-              });
+      TestTransport.realWith(TestDatabases.list())
+          .forEach(a -> out.add(Arguments.of(mode, a.get()[0], a.get()[1])));
     }
     return out.stream();
   }

@@ -34,6 +34,8 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -41,8 +43,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  * A TxProducer in deliveryMode CDC with the relay running: the relay sends the producer's rows (the
  * reconciler, past cdcFallbackAfter, finds nothing to claim), and end to end a consumer runtime
  * handler applies each event once.
+ *
+ * <p>Here rather than in txmsg-cdc, whose tests then need neither runtime. Its methods run one
+ * after another, as every test of txmsg-cdc does (one relay reading a database's log at a time);
+ * the class runs beside this module's other classes, none of which reads a log.
  */
 @EmbeddedRocketMQTest
+@Execution(ExecutionMode.SAME_THREAD)
 class CdcProducerTest {
   private static final Duration FALLBACK = Duration.ofSeconds(3);
 
