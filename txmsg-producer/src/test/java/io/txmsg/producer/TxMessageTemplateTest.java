@@ -412,6 +412,12 @@ class TxMessageTemplateTest {
                         }))
         .hasMessage("first try fails");
     TxResult<Object> ok = h.txmsg.template().execute(m, pays(id, 10));
+    // Wait for the retry's delivery (CI once saw none within a fixed 6 s over remoting, with the
+    // module's other classes beside it), then long enough for the failed attempt's half message
+    // to be checked back, which must answer ROLLBACK: only the retry is ever delivered.
+    assertThat(await(Duration.ofSeconds(60), () -> h.deliveryCount("evt-" + id) >= 1))
+        .as("the retry delivered")
+        .isTrue();
     Thread.sleep(quiet(h).toMillis());
     assertThat(h.deliveries.get("evt-" + id)).containsExactly(ok.attemptId());
   }
