@@ -24,6 +24,8 @@ import org.apache.rocketmq.broker.client.ConsumerGroupInfo;
 import org.apache.rocketmq.common.BrokerConfig;
 import org.apache.rocketmq.common.MixAll;
 import org.apache.rocketmq.common.TopicConfig;
+import org.apache.rocketmq.common.message.MessageConst;
+import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.namesrv.NamesrvConfig;
 import org.apache.rocketmq.namesrv.NamesrvController;
 import org.apache.rocketmq.proxy.ProxyStartup;
@@ -42,6 +44,7 @@ import org.apache.rocketmq.remoting.protocol.subscription.ExponentialRetryPolicy
 import org.apache.rocketmq.remoting.protocol.subscription.GroupRetryPolicy;
 import org.apache.rocketmq.remoting.protocol.subscription.GroupRetryPolicyType;
 import org.apache.rocketmq.remoting.protocol.subscription.SubscriptionGroupConfig;
+import org.apache.rocketmq.store.MessageStore;
 import org.apache.rocketmq.store.config.MessageStoreConfig;
 
 /**
@@ -476,6 +479,13 @@ public final class ClusterMain {
           }
           return drained(parts[1], parts[2]);
         }
+      case "givenup":
+        {
+          if (parts.length < 2) {
+            return "ERR usage: givenup <topic>";
+          }
+          return givenUp(parts[1]);
+        }
       case "setting":
         {
           if (parts.length < 2) {
@@ -538,19 +548,6 @@ public final class ClusterMain {
   }
 
   /**
-   * Whether the group has consumed everything of the topic the broker holds for it: "OK yes" or "OK
-   * no <what is left>". Checked for the topic itself, the group's retry topic ({@code
-   * %RETRY%<group>}, where remoting redeliveries land) and the pop retry topics of the pair (where
-   * the broker's revive puts a popped message whose invisible time ran out, both naming versions):
-   * on every queue the group's committed offset must be at the queue's max offset (a queue the
-   * group never read counts only when it holds no message), and no message may be popped and not
-   * yet acked ({@link org.apache.rocketmq.broker.processor.PopInflightMessageCounter}: raised by a
-   * pop, lowered by the ack or by the revive). A pop commits the group's offset when it hands the
-   * message out, so for pop consumers (gRPC) the offset alone says "handed out", not "done": the
-   * in-flight count says the rest. That count lives in the broker's memory: a restart forgets the
-   * messages popped before it (they come back through the revive after their invisible time).
-   */
-  /**
    * Commits the group's consume offset at each queue's first message where the group has none yet,
    * so that a group that has never consumed the topic starts at its beginning whatever the timing
    * of its first rebalance (see EmbeddedRocketMQ#startGroupAtFirstMessage).
@@ -571,6 +568,19 @@ public final class ClusterMain {
     return "OK " + set;
   }
 
+  /**
+   * Whether the group has consumed everything of the topic the broker holds for it: "OK yes" or "OK
+   * no <what is left>". Checked for the topic itself, the group's retry topic ({@code
+   * %RETRY%<group>}, where remoting redeliveries land) and the pop retry topics of the pair (where
+   * the broker's revive puts a popped message whose invisible time ran out, both naming versions):
+   * on every queue the group's committed offset must be at the queue's max offset (a queue the
+   * group never read counts only when it holds no message), and no message may be popped and not
+   * yet acked ({@link org.apache.rocketmq.broker.processor.PopInflightMessageCounter}: raised by a
+   * pop, lowered by the ack or by the revive). A pop commits the group's offset when it hands the
+   * message out, so for pop consumers (gRPC) the offset alone says "handed out", not "done": the
+   * in-flight count says the rest. That count lives in the broker's memory: a restart forgets the
+   * messages popped before it (they come back through the revive after their invisible time).
+   */
   private String drained(String topic, String group) throws Exception {
     StringBuilder left = new StringBuilder();
     java.util.LinkedHashSet<String> topics = new java.util.LinkedHashSet<>();
@@ -605,6 +615,35 @@ public final class ClusterMain {
       }
     }
     return left.length() == 0 ? "OK yes" : "OK no" + left;
+  }
+
+  /**
+   * How many half messages of {@code topic} the broker has given up on: "OK <count>", the messages
+   * of its give-up topic ({@code TRANS_CHECK_MAX_TIME_TOPIC}, where it moves a half message after
+   * {@code transactionCheckMax} unanswered check-backs) whose real topic is {@code topic}. Read
+   * from the store, so no consumer group's offsets move. Each message is looked up by its
+   * commit-log offset: meant for the few hundred messages a test run gives up on.
+   */
+  private String givenUp(String topic) throws Exception {
+    String giveUpTopic =
+        org.apache.rocketmq.common.topic.TopicValidator.RMQ_SYS_TRANS_CHECK_MAX_TIME_TOPIC;
+    TopicConfig config = broker.getTopicConfigManager().selectTopicConfig(giveUpTopic);
+    if (config == null) {
+      return "OK 0"; // the broker has never given up on anything
+    }
+    MessageStore store = broker.getMessageStore();
+    long count = 0;
+    for (int q = 0; q < config.getReadQueueNums(); q++) {
+      long max = store.getMaxOffsetInQueue(giveUpTopic, q);
+      for (long o = store.getMinOffsetInQueue(giveUpTopic, q); o < max; o++) {
+        MessageExt m =
+            store.lookMessageByOffset(store.getCommitLogOffsetInQueue(giveUpTopic, q, o));
+        if (m != null && topic.equals(m.getProperty(MessageConst.PROPERTY_REAL_TOPIC))) {
+          count++;
+        }
+      }
+    }
+    return "OK " + count;
   }
 
   /** The running broker's value of a broker or message-store property: "OK <value>". */

@@ -367,6 +367,18 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
   public static final String GIVE_UP_TOPIC = "TRANS_CHECK_MAX_TIME_TOPIC";
 
   /**
+   * How many half messages sent to {@code topic} the broker has given up on: moved to {@link
+   * #GIVE_UP_TOPIC} after {@code transactionCheckMax} check-backs went unanswered. Read from the
+   * broker's store, so it works whichever transport sent them and moves no consumer's offsets. A
+   * test that needs the broker to have given up (before it starts a producer that would answer the
+   * next check-back) polls this instead of sleeping for the broker's check timing.
+   */
+  public long givenUp(String topic) {
+    requireName(topic, "topic");
+    return Long.parseLong(command("givenup " + topic).replaceFirst("^OK ", "").trim());
+  }
+
+  /**
    * What the broker still holds for a consumer group on a topic, or an empty string when the group
    * has consumed all of it: its committed offset at the max offset of every queue of the topic, of
    * its retry topic {@code %RETRY%<group>} and of the pop retry topics of the pair, and no message
