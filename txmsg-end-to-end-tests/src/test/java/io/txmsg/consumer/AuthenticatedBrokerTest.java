@@ -52,13 +52,14 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A separate embedded cluster with ACL 2.0 authentication and authorization on the broker
- * (remoting) and the proxy (gRPC). With the right credentials every path works: send, check-back,
- * delivery confirmation, consume, parking and the %DLQ% drain. With a wrong secret the producer and
- * the consumers fail at start, saying so, and nothing is written. Nothing logged in this JVM while
- * the class runs (standard output and error, where slf4j-simple writes, and what the RocketMQ
- * clients append to their own log files) contains the secret, the wrong one or a byte of a payload
- * (every payload carries a marker), although the run takes the faulty paths: a withheld commit, a
- * permanent failure parked, every delivery failing until the broker's %DLQ%.
+ * (remoting) and the proxy (gRPC). A normal user with only the rights the README lists (the cluster
+ * denies the rest) takes every path: send, check-back, delivery confirmation, consume, parking, the
+ * %DLQ% drain and the broker's give-up. With a wrong secret the producer and the consumers fail at
+ * start, saying so, and nothing is written. Nothing logged in this JVM while the class runs
+ * (standard output and error, where slf4j-simple writes, and what the RocketMQ clients append to
+ * their own log files) contains the secret, the wrong one or a byte of a payload (every payload
+ * carries a marker), although the run takes the faulty paths: a withheld commit, a permanent
+ * failure parked, every delivery failing until the broker's %DLQ%.
  */
 @DatabaseIndependent
 class AuthenticatedBrokerTest {
@@ -93,7 +94,8 @@ class AuthenticatedBrokerTest {
             logs.resolve("rocketmqlogs").resolve("rocketmq_client.log"))) {
       clientLogs.put(p, size(p));
     }
-    mq = EmbeddedRocketMQ.builder().withAuthentication(USER, SECRET).start();
+    // Three unanswered check-backs and the broker gives up (the default 15 would take 17 s).
+    mq = EmbeddedRocketMQ.builder().withAuthentication(USER, SECRET).transactionCheckMax(3).start();
   }
 
   @AfterAll
@@ -171,20 +173,51 @@ class AuthenticatedBrokerTest {
     return new PrintStream(both, true, StandardCharsets.UTF_8);
   }
 
+  /**
+   * The rights the README's "Least-privilege ACL user" table lists, granted to a fresh normal user:
+   * the cluster denies everything else. For a producer of store {@code store} publishing to {@code
+   * topic}: publish to the topic and read its config; its confirm group; over remoting its give-up
+   * group on the broker's give-up topic. For a consumer group on {@code topic}: subscribe, read the
+   * group's config, and its %DLQ% drain group on its %DLQ% topic.
+   */
+  private static void grantDocumentedRights(
+      String user, String topic, List<String> stores, String group) {
+    mq.grant(user, "Topic:" + topic, "PUB", "SUB", "GET");
+    for (String store : stores) {
+      mq.grant(user, "Group:txmsg-confirm-" + store, "SUB");
+      mq.grant(user, "Group:txmsg-giveup-" + store, "SUB");
+    }
+    mq.grant(user, "Topic:" + EmbeddedRocketMQ.GIVE_UP_TOPIC, "SUB");
+    mq.grant(user, "Group:" + group, "SUB", "GET");
+    mq.grant(user, "Topic:%DLQ%" + group, "SUB");
+    mq.grant(user, "Group:txmsg-dlq-" + group, "SUB");
+  }
+
+  /**
+   * Every path, taken by a normal user that has only the documented rights (the broker denies the
+   * rest): send, check-back, delivery confirmation, consume, parking, the %DLQ% drain, and a
+   * producer gone with its half message unanswered, which the broker gives up on and the store's
+   * next instance delivers (over remoting its give-up drain, over gRPC its reconciler).
+   */
   @ParameterizedTest
   @EnumSource(
       value = TestTransport.class,
       names = {"GRPC", "REMOTING"})
-  void withTheRightCredentialsEveryPathWorks(TestTransport transport) throws Exception {
+  void aUserWithOnlyTheDocumentedRightsTakesEveryPath(TestTransport transport) throws Exception {
     String suffix = UUID.randomUUID().toString().substring(0, 8);
     String topic = "acl-" + suffix;
     String group = "acl-points-" + suffix;
+    String storeId = "acl-" + suffix;
+    String goneStore = "acl-gone-" + suffix;
+    String user = "app-" + suffix;
+    String secret = "app-" + SECRET;
     mq.createTopic(topic, TopicType.TRANSACTION);
     mq.createConsumerGroup(group, 1, Duration.ofMillis(500), Duration.ofSeconds(1));
     // A plain connection's fresh group could start past a message sent before its first rebalance.
     mq.startGroupAtFirstMessage(group, topic);
-    BrokerConnection connection = transport.connection(mq);
-    assertThat(connection.secretKey()).isEqualTo(SECRET);
+    mq.createUser(user, secret);
+    grantDocumentedRights(user, topic, List.of(storeId, goneStore), group);
+    BrokerConnection connection = transport.connection(mq).withCredentials(user, secret);
 
     Map<String, Integer> applied = new ConcurrentHashMap<>();
     Map<String, Integer> retries = new ConcurrentHashMap<>();
@@ -194,7 +227,7 @@ class AuthenticatedBrokerTest {
           new TxProducerSettings()
               .connection(connection)
               .topics(topic)
-              .storeId("acl-" + suffix)
+              .storeId(storeId)
               .autoCreateSchema(true);
       TxProducer.Builder pb =
           TxProducer.builder()
@@ -288,10 +321,54 @@ class AuthenticatedBrokerTest {
         assertThat(deadLetters(deadLetters, group, dlq).get(0).getReason())
             .isEqualTo(ParkReason.BROKER_DLQ);
 
+        // a producer goes away with its half message uncommitted: nobody answers the broker's
+        // check-backs (another store's group), the broker gives up, and the store's next instance
+        // delivers the committed row: over remoting its give-up drain (republishAfter is far off),
+        // over gRPC, whose proxy cannot read the give-up topic, its reconciler
+        String abandoned = "abandoned-" + suffix;
+        long givenUpBefore = mq.givenUp(topic);
+        TxProducerSettings gone =
+            new TxProducerSettings()
+                .connection(connection)
+                .topics(topic)
+                .storeId(goneStore)
+                .republishAfter(
+                    transport == TestTransport.REMOTING
+                        ? Duration.ofMinutes(10)
+                        : Duration.ofSeconds(2));
+        try (TxProducer first =
+            TxProducer.builder()
+                .dataSource(db.dataSource())
+                .settings(gone)
+                .interceptor(
+                    new ProducerInterceptor() {
+                      @Override
+                      public boolean beforeHalfMessageCommit(TxMessage message, String attemptId) {
+                        return false;
+                      }
+                    })
+                .build()) {
+          first.template().execute(message(topic, abandoned), ctx -> null);
+        }
+        await(
+            "the broker gave up on " + abandoned,
+            Duration.ofSeconds(60),
+            () -> mq.givenUp(topic) > givenUpBefore);
+        try (TxProducer next =
+            TxProducer.builder().dataSource(db.dataSource()).settings(gone).build()) {
+          await("applied " + abandoned, WAIT, () -> applied.getOrDefault(abandoned, 0) >= 1);
+          if (transport == TestTransport.REMOTING) {
+            assertThat(journal(journal, abandoned).getLastErrorCode())
+                .as("the give-up drain claimed the row")
+                .isEqualTo("BROKER_GAVE_UP");
+          }
+        }
+
         ConsumerHarness.quiet(Duration.ofSeconds(1));
         assertThat(applied).containsEntry(direct, 1).containsEntry(checked, 1);
+        assertThat(applied).containsEntry(abandoned, 1);
         assertThat(applied).doesNotContainKeys(bad, dlq);
-        assertThat(count(db, "SELECT COUNT(*) FROM points_credit")).isEqualTo(2);
+        assertThat(count(db, "SELECT COUNT(*) FROM points_credit")).isEqualTo(3);
       }
     }
   }
@@ -336,6 +413,51 @@ class AuthenticatedBrokerTest {
                       .build()
                       .close());
       assertRefused(consumerFailure);
+    }
+  }
+
+  /**
+   * A user the broker knows but that has no right on the topic is refused at the producer's start,
+   * before anything is written, with a message that names the access key and the resource it lacks
+   * (over gRPC the proxy's UNAUTHORIZED is told apart from a wrong secret by its "no permission").
+   */
+  @ParameterizedTest
+  @EnumSource(
+      value = TestTransport.class,
+      names = {"GRPC", "REMOTING"})
+  void aUserWithoutRightsOnTheTopicIsRefusedAtStartNamingIt(TestTransport transport)
+      throws Exception {
+    String suffix = UUID.randomUUID().toString().substring(0, 8);
+    String topic = "acl-norights-" + suffix;
+    String user = "app-norights-" + suffix;
+    String secret = "app-" + SECRET;
+    mq.createTopic(topic, TopicType.TRANSACTION);
+    mq.createUser(user, secret);
+    // Its own groups only: nothing on the topic.
+    mq.grant(user, "Group:txmsg-confirm-acl-norights-" + suffix, "SUB");
+    BrokerConnection connection = transport.connection(mq).withCredentials(user, secret);
+    try (DatabaseFixture db = TestDatabase.H2.open()) {
+      Throwable failure =
+          catchThrowable(
+              () ->
+                  TxProducer.builder()
+                      .dataSource(db.dataSource())
+                      .settings(
+                          new TxProducerSettings()
+                              .connection(connection)
+                              .topics(topic)
+                              .storeId("acl-norights-" + suffix)
+                              .autoCreateSchema(true))
+                      .build()
+                      .close());
+      assertThat(failure).as("start without rights on the topic").isNotNull();
+      assertThat(failure.getMessage())
+          .as("message of %s", failure)
+          .contains("authorization failed")
+          .contains("access key '" + user + "'")
+          .contains("Topic:" + topic)
+          .doesNotContain(secret);
+      assertThat(journalRows(db)).as("journal rows").isZero();
     }
   }
 

@@ -141,6 +141,18 @@ public final class GrpcTransport implements Transport {
    */
   private String refusal(Throwable e) {
     Throwable unauthorized = PublishErrors.find(e, UnauthorizedException.class);
+    // The proxy answers UNAUTHORIZED both for credentials it rejects and for a known access key
+    // without the right it needs (ACL 2.0 says "... has no permission to access <resource>"): the
+    // first is a wrong secret or user, the second a missing grant, and the message says which.
+    if (unauthorized != null
+        && connection.accessKey() != null
+        && String.valueOf(unauthorized.getMessage()).contains("no permission")) {
+      return "authorization failed: access key "
+          + LogSafe.quote(connection.accessKey())
+          + " lacks a right it needs ("
+          + PublishErrors.said(unauthorized)
+          + ")";
+    }
     if (unauthorized != null) {
       return "authentication failed: the broker refused "
           + (connection.accessKey() == null

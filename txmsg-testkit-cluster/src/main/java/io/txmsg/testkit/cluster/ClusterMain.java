@@ -18,12 +18,20 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import org.apache.rocketmq.auth.authentication.enums.UserType;
+import org.apache.rocketmq.auth.authentication.model.User;
+import org.apache.rocketmq.auth.authorization.enums.Decision;
+import org.apache.rocketmq.auth.authorization.model.Acl;
+import org.apache.rocketmq.auth.authorization.model.Policy;
+import org.apache.rocketmq.auth.authorization.model.PolicyEntry;
+import org.apache.rocketmq.auth.authorization.model.Resource;
 import org.apache.rocketmq.auth.config.AuthConfig;
 import org.apache.rocketmq.broker.BrokerController;
 import org.apache.rocketmq.broker.client.ConsumerGroupInfo;
 import org.apache.rocketmq.common.BrokerConfig;
 import org.apache.rocketmq.common.MixAll;
 import org.apache.rocketmq.common.TopicConfig;
+import org.apache.rocketmq.common.action.Action;
 import org.apache.rocketmq.common.message.MessageConst;
 import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.namesrv.NamesrvConfig;
@@ -57,12 +65,13 @@ import org.apache.rocketmq.store.config.MessageStoreConfig;
  * <ul>
  *   <li>after start: {@code TXMSG-CLUSTER-READY grpc=<port> namesrv=<host:port>};
  *   <li>commands: {@code topic <name> <NORMAL|FIFO|TRANSACTION|DELAY> [queues]}, {@code group
- *       <name> <retryMaxTimes> <initialBackoffMs> <maxBackoffMs> [fifo]}, {@code ping}; answers
- *       {@code OK ...} or {@code ERR <message>}.
+ *       <name> <retryMaxTimes> <initialBackoffMs> <maxBackoffMs> [fifo]}, {@code ping}, and the
+ *       others {@code handle} lists; answers {@code OK ...} or {@code ERR <message>}.
  * </ul>
  *
  * <p>With settings {@code auth.user} and {@code auth.password}, ACL 2.0 authentication and
- * authorization are on for the broker and the proxy, with that user as the one super user.
+ * authorization are on for the broker and the proxy, with that user as the one super user; the
+ * commands {@code user} and {@code grant} add normal users and their rights.
  *
  * <p>Everything else printed to {@code System.out} goes to stderr; broker and proxy logs go to
  * {@code ${user.home}/logs}. When stdin reaches end of file the JVM halts at once, so a dead parent
@@ -479,6 +488,20 @@ public final class ClusterMain {
           }
           return drained(parts[1], parts[2]);
         }
+      case "user":
+        {
+          if (parts.length < 3) {
+            return "ERR usage: user <name> <password>";
+          }
+          return createUser(parts[1], parts[2]);
+        }
+      case "grant":
+        {
+          if (parts.length < 4) {
+            return "ERR usage: grant <user> <Topic:name|Group:name|...> <ACTION[,ACTION...]>";
+          }
+          return grant(parts[1], parts[2], parts[3]);
+        }
       case "givenup":
         {
           if (parts.length < 2) {
@@ -645,6 +668,72 @@ public final class ClusterMain {
     }
     return "OK " + count;
   }
+
+  /**
+   * Creates a normal (not super) ACL 2.0 user, which may do nothing until {@link #grant} allows it:
+   * "OK user <name>", or ERR when authorization is off.
+   */
+  private String createUser(String name, String password) throws Exception {
+    if (broker.getAuthenticationMetadataManager() == null
+        || settings.getProperty("auth.user") == null) {
+      return "ERR authentication is off: start the cluster with a super user first";
+    }
+    broker
+        .getAuthenticationMetadataManager()
+        .createUser(User.of(name, password, UserType.NORMAL))
+        .get(COMMAND_WAIT_SECONDS, TimeUnit.SECONDS);
+    return "OK user " + name;
+  }
+
+  /**
+   * Allows a user some actions on one resource ({@code Topic:<name>}, {@code Group:<name>}, a
+   * {@code *} suffix for a prefix, as RocketMQ's {@code mqadmin createAcl} takes them), added to
+   * the policies it already has: "OK grant ...".
+   */
+  private String grant(String user, String resource, String actions) throws Exception {
+    if (broker.getAuthorizationMetadataManager() == null
+        || settings.getProperty("auth.user") == null) {
+      return "ERR authorization is off: start the cluster with a super user first";
+    }
+    java.util.List<Action> allowed = new java.util.ArrayList<>();
+    for (String a : actions.split(",")) {
+      Action action = Action.getByName(a);
+      if (action == null || action == Action.UNKNOWN) {
+        return "ERR unknown action " + a;
+      }
+      allowed.add(action);
+    }
+    Resource r = Resource.of(resource);
+    if (r == null) {
+      return "ERR unknown resource " + resource;
+    }
+    User subject = User.of(user);
+    var acls = broker.getAuthorizationMetadataManager();
+    Acl existing = acls.getAcl(subject).get(COMMAND_WAIT_SECONDS, TimeUnit.SECONDS);
+    // An update replaces the actions of an entry for the same resource: keep the ones it had.
+    if (existing != null && existing.getPolicies() != null) {
+      for (Policy p : existing.getPolicies()) {
+        for (PolicyEntry e : p.getEntries()) {
+          if (e.getResource().equals(r) && e.getDecision() == Decision.ALLOW) {
+            for (Action a : e.getActions()) {
+              if (!allowed.contains(a)) {
+                allowed.add(a);
+              }
+            }
+          }
+        }
+      }
+    }
+    Policy policy = Policy.of(java.util.List.of(r), allowed, null, Decision.ALLOW);
+    if (existing == null) {
+      acls.createAcl(Acl.of(subject, policy)).get(COMMAND_WAIT_SECONDS, TimeUnit.SECONDS);
+    } else {
+      acls.updateAcl(Acl.of(subject, policy)).get(COMMAND_WAIT_SECONDS, TimeUnit.SECONDS);
+    }
+    return "OK grant " + user + " " + resource + " " + actions;
+  }
+
+  private static final long COMMAND_WAIT_SECONDS = 10;
 
   /** The running broker's value of a broker or message-store property: "OK <value>". */
   private String setting(String key) {

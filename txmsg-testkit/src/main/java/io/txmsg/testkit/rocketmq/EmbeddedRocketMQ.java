@@ -367,6 +367,37 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
   public static final String GIVE_UP_TOPIC = "TRANS_CHECK_MAX_TIME_TOPIC";
 
   /**
+   * Creates a normal ACL 2.0 user on a cluster started {@link Builder#withAuthentication with
+   * authentication}: it can authenticate but may do nothing until {@link #grant} allows it (the
+   * cluster denies by default). Clients sign with {@code password} as their secret key.
+   *
+   * @throws EmbeddedRocketMQException if the cluster runs without authentication or refuses
+   */
+  public void createUser(String user, String password) {
+    requireName(user, "user");
+    requireName(password, "password");
+    command("user " + user + " " + password);
+  }
+
+  /**
+   * Allows {@code user} the {@code actions} ({@code PUB}, {@code SUB}, {@code GET}, ...: RocketMQ's
+   * ACL 2.0 action names) on one resource, written as RocketMQ's {@code mqadmin createAcl} takes
+   * it: {@code Topic:<name>} or {@code Group:<name>}, with a trailing {@code *} for a prefix. Adds
+   * to the rights the user has. The broker and the proxy both enforce it.
+   */
+  public void grant(String user, String resource, String... actions) {
+    requireName(user, "user");
+    requireName(resource, "resource");
+    if (actions.length == 0) {
+      throw new IllegalArgumentException("actions: at least one is needed");
+    }
+    for (String a : actions) {
+      requireName(a, "actions");
+    }
+    command("grant " + user + " " + resource + " " + String.join(",", actions));
+  }
+
+  /**
    * How many half messages sent to {@code topic} the broker has given up on: moved to {@link
    * #GIVE_UP_TOPIC} after {@code transactionCheckMax} check-backs went unanswered. Read from the
    * broker's store, so it works whichever transport sent them and moves no consumer's offsets. A
