@@ -385,19 +385,7 @@ class AuthenticatedBrokerTest {
     mq.createConsumerGroup(group, 1, Duration.ofMillis(500), Duration.ofSeconds(1));
     BrokerConnection wrong = transport.connection(mq).withCredentials(USER, WRONG);
     try (DatabaseFixture db = TestDatabase.H2.open()) {
-      Throwable producerFailure =
-          catchThrowable(
-              () ->
-                  TxProducer.builder()
-                      .dataSource(db.dataSource())
-                      .settings(
-                          new TxProducerSettings()
-                              .connection(wrong)
-                              .topics(topic)
-                              .storeId("acl-wrong-" + suffix)
-                              .autoCreateSchema(true))
-                      .build()
-                      .close());
+      Throwable producerFailure = producerStartFailure(db, wrong, topic, "acl-wrong-" + suffix);
       assertRefused(producerFailure);
       assertThat(journalRows(db)).as("journal rows").isZero();
 
@@ -437,19 +425,7 @@ class AuthenticatedBrokerTest {
     mq.grant(user, "Group:txmsg-confirm-acl-norights-" + suffix, "SUB");
     BrokerConnection connection = transport.connection(mq).withCredentials(user, secret);
     try (DatabaseFixture db = TestDatabase.H2.open()) {
-      Throwable failure =
-          catchThrowable(
-              () ->
-                  TxProducer.builder()
-                      .dataSource(db.dataSource())
-                      .settings(
-                          new TxProducerSettings()
-                              .connection(connection)
-                              .topics(topic)
-                              .storeId("acl-norights-" + suffix)
-                              .autoCreateSchema(true))
-                      .build()
-                      .close());
+      Throwable failure = producerStartFailure(db, connection, topic, "acl-norights-" + suffix);
       assertThat(failure).as("start without rights on the topic").isNotNull();
       assertThat(failure.getMessage())
           .as("message of %s", failure)
@@ -459,6 +435,68 @@ class AuthenticatedBrokerTest {
           .doesNotContain(secret);
       assertThat(journalRows(db)).as("journal rows").isZero();
     }
+  }
+
+  /**
+   * Over remoting a consumer group the broker would not let pull (no SUB on its group) is refused
+   * at start, naming the access key and the group: the client itself only logs each refused pull,
+   * and the group would receive nothing, silently.
+   */
+  @org.junit.jupiter.api.Test
+  void aRemotingConsumerWithoutTheRightToPullIsRefusedAtStartNamingIt() throws Exception {
+    String suffix = UUID.randomUUID().toString().substring(0, 8);
+    String topic = "acl-nopull-" + suffix;
+    String group = "acl-nopull-points-" + suffix;
+    String user = "app-nopull-" + suffix;
+    String secret = "app-" + SECRET;
+    mq.createTopic(topic, TopicType.TRANSACTION);
+    mq.createConsumerGroup(group, 1, Duration.ofMillis(500), Duration.ofSeconds(1));
+    mq.createUser(user, secret);
+    mq.grant(user, "Topic:" + topic, "PUB", "SUB", "GET");
+    mq.grant(user, "Group:" + group, "GET"); // reads its config, may not pull
+    BrokerConnection connection =
+        TestTransport.REMOTING.connection(mq).withCredentials(user, secret);
+    try (DatabaseFixture db = TestDatabase.H2.open()) {
+      Throwable failure =
+          catchThrowable(
+              () ->
+                  TxConsumers.builder()
+                      .dataSource(db.dataSource())
+                      .settings(
+                          new TxConsumerSettings().connection(connection).autoCreateSchema(true))
+                      .handler(
+                          HandlerDefinition.of(
+                              group, topic, "PaymentSucceeded", Paid.class, (event, ctx) -> {}))
+                      .build()
+                      .close());
+      assertThat(failure).as("a consumer start without the right to pull").isNotNull();
+      StringBuilder messages = new StringBuilder();
+      for (Throwable t = failure; t != null; t = t.getCause()) {
+        messages.append(t.getMessage()).append('\n');
+      }
+      assertThat(messages.toString())
+          .contains("authorization failed")
+          .contains("access key '" + user + "'")
+          .contains("Group:" + group)
+          .doesNotContain(secret);
+    }
+  }
+
+  /** What starting (and closing) a producer of {@code storeId} on the connection threw, or null. */
+  private static Throwable producerStartFailure(
+      DatabaseFixture db, BrokerConnection connection, String topic, String storeId) {
+    return catchThrowable(
+        () ->
+            TxProducer.builder()
+                .dataSource(db.dataSource())
+                .settings(
+                    new TxProducerSettings()
+                        .connection(connection)
+                        .topics(topic)
+                        .storeId(storeId)
+                        .autoCreateSchema(true))
+                .build()
+                .close());
   }
 
   private static void assertRefused(Throwable failure) {

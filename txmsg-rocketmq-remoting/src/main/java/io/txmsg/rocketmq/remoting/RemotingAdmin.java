@@ -5,12 +5,15 @@ import io.txmsg.api.TransportException;
 import java.util.Optional;
 import org.apache.rocketmq.client.exception.MQBrokerException;
 import org.apache.rocketmq.client.exception.MQClientException;
+import org.apache.rocketmq.client.impl.CommunicationMode;
 import org.apache.rocketmq.client.impl.MQClientAPIImpl;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.common.TopicConfig;
 import org.apache.rocketmq.common.constant.PermName;
+import org.apache.rocketmq.common.filter.ExpressionType;
 import org.apache.rocketmq.remoting.exception.RemotingException;
 import org.apache.rocketmq.remoting.protocol.ResponseCode;
+import org.apache.rocketmq.remoting.protocol.header.PullMessageRequestHeader;
 import org.apache.rocketmq.remoting.protocol.route.BrokerData;
 import org.apache.rocketmq.remoting.protocol.route.QueueData;
 import org.apache.rocketmq.remoting.protocol.route.TopicRouteData;
@@ -109,6 +112,46 @@ final class RemotingAdmin implements AutoCloseable {
       throwIfRefused(e, "group " + LogSafe.quote(group));
       log.debug("configuration of group {} unknown: {}", group, e.toString());
       return Optional.empty();
+    }
+  }
+
+  /**
+   * Refuses a consumer group whose every pull of {@code topic} the broker would refuse. With ACL
+   * 2.0 the broker checks SUB on the topic and on the group for each pull, and the remoting client
+   * only writes the refusals to its own log: without this check such a group starts and receives
+   * nothing, and nothing where txmsg reports says why. One pull of at most one message, committing
+   * nothing and not waiting, asks; any answer but NO_PERMISSION passes (messages, none, an offset
+   * out of range, a group the broker does not know yet), and so does a topic without a route or a
+   * broker that cannot be asked (the consumer's own start and pulls then say more).
+   *
+   * @throws TransportException when the broker refuses the pull, naming the access key, the group
+   *     and the topic (never the secret)
+   */
+  void requireSubscribable(String group, String topic) {
+    try {
+      TopicState t = topic(topic);
+      if (t.brokerAddress() == null) {
+        return;
+      }
+      PullMessageRequestHeader probe = new PullMessageRequestHeader();
+      probe.setConsumerGroup(group);
+      probe.setTopic(topic);
+      probe.setQueueId(0);
+      probe.setQueueOffset(0L);
+      probe.setMaxMsgNums(1);
+      probe.setSysFlag(0); // no offset commit, no suspension, no subscription carried
+      probe.setCommitOffset(0L);
+      probe.setSuspendTimeoutMillis(0L);
+      probe.setSubscription("*");
+      probe.setSubVersion(0L);
+      probe.setExpressionType(ExpressionType.TAG);
+      api()
+          .pullMessage(
+              t.brokerAddress(), probe, clients.timeoutMillis(), CommunicationMode.SYNC, null);
+    } catch (Exception e) {
+      throwIfRefused(
+          e, "topic " + LogSafe.quote(topic) + " for group " + LogSafe.quote(group) + " (a pull)");
+      log.debug("pull rights of group {} on {} not checked: {}", group, topic, e.toString());
     }
   }
 

@@ -1,5 +1,6 @@
 package io.txmsg.rocketmq.remoting;
 
+import io.txmsg.api.TransportException;
 import io.txmsg.transport.DeliveryHandler;
 import io.txmsg.transport.Subscription;
 import java.time.Duration;
@@ -19,7 +20,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Until the topic exists the drain checks again every retry interval, quietly. A topic that
  * exists but cannot be read (a 4.x broker creates DLQ topics write-only) is never drained silently:
- * the drain logs an ERROR naming the command that fixes it, and keeps checking.
+ * the drain logs an ERROR naming the command that fixes it, and keeps checking. So does a topic the
+ * broker would not let the drain group pull (ACL 2.0 without SUB on the topic or the group): the
+ * ERROR names the rights to grant, and {@link #problem()} reports it.
  */
 final class RemotingTopicDrain implements Subscription {
   private static final Logger log = LoggerFactory.getLogger(RemotingTopicDrain.class);
@@ -54,7 +57,10 @@ final class RemotingTopicDrain implements Subscription {
     scheduler.execute(() -> tryStart(scheduler, retry));
   }
 
-  /** Why the topic cannot be drained now: it exists but is not readable (and how to fix it). */
+  /**
+   * Why the topic cannot be drained now: it exists but is not readable, or the broker refuses the
+   * drain group's pulls (and how to fix either).
+   */
   @Override
   public Optional<String> problem() {
     return Optional.ofNullable(unreadable);
@@ -82,8 +88,11 @@ final class RemotingTopicDrain implements Subscription {
         if (warnings++ % 20 == 0) {
           log.error(unreadable);
         }
+      } else if ((unreadable = refusal()) != null) {
+        if (warnings++ % 20 == 0) {
+          log.error(unreadable);
+        }
       } else {
-        unreadable = null;
         DefaultMQPushConsumer c = consumers.get();
         c.subscribe(topic, "*");
         c.registerMessageListener(new RemotingPushSubscription(c, handler));
@@ -102,6 +111,25 @@ final class RemotingTopicDrain implements Subscription {
       return;
     }
     scheduler.schedule(() -> tryStart(scheduler, retry), retry.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Why the broker would refuse the drain group's pulls (a missing ACL right), or null. Checked at
+   * each start attempt, so a right granted later lets the drain start then.
+   */
+  private String refusal() {
+    try {
+      admin.requireSubscribable(drainGroup, topic);
+      return null;
+    } catch (TransportException e) {
+      return topic
+          + " cannot be drained: "
+          + e.getMessage()
+          + "; grant SUB on Topic:"
+          + topic
+          + " and Group:"
+          + drainGroup;
+    }
   }
 
   @Override

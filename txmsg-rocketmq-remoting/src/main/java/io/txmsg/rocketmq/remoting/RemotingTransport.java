@@ -238,6 +238,9 @@ public final class RemotingTransport implements Transport {
     // 16 retries is rocketmq-client's default.
     String anyTopic = spec.tagsByTopic().keySet().iterator().next();
     Optional<SubscriptionGroupConfig> group = admin.groupConfig(spec.group(), anyTopic);
+    for (String topic : spec.tagsByTopic().keySet()) {
+      admin.requireSubscribable(spec.group(), topic);
+    }
     consumer.setMaxReconsumeTimes(group.map(SubscriptionGroupConfig::getRetryMaxTimes).orElse(16));
     boolean orderly = group.map(SubscriptionGroupConfig::isConsumeMessageOrderly).orElse(false);
     RemotingPushSubscription subscription = new RemotingPushSubscription(consumer, handler);
