@@ -15,7 +15,7 @@ import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.rocketmq.TopicType;
-import io.txmsg.transport.BrokerConnection;
+import io.txmsg.testkit.transport.TestTransport;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -67,7 +67,7 @@ class OperationsTest {
                   .dataSource(db.dataSource())
                   .settings(
                       new TxProducerSettings()
-                          .connection(BrokerConnection.endpoints(mq.grpcEndpoint()))
+                          .connection(TestTransport.GRPC.connection(mq))
                           .topics(topic)
                           .storeId("ops-" + kind.id())
                           .autoCreateSchema(true))
@@ -77,7 +77,7 @@ class OperationsTest {
                   .dataSource(db.dataSource())
                   .settings(
                       new TxConsumerSettings()
-                          .connection(BrokerConnection.endpoints(mq.grpcEndpoint()))
+                          .connection(TestTransport.GRPC.connection(mq))
                           .replayWorker(true, Duration.ofMillis(200))
                           .group(ConsumerGroupConfig.of(points).subscribe(topic))
                           .group(ConsumerGroupConfig.of(audit).subscribe(topic)))
@@ -227,7 +227,7 @@ class OperationsTest {
                   .dataSource(db.dataSource())
                   .settings(
                       new TxProducerSettings()
-                          .connection(BrokerConnection.endpoints(mq.grpcEndpoint()))
+                          .connection(TestTransport.GRPC.connection(mq))
                           .topics(topic)
                           .storeId("rq-" + kind.id())
                           .reconcileInterval(Duration.ofMillis(200))
@@ -238,7 +238,7 @@ class OperationsTest {
                   .dataSource(db.dataSource())
                   .settings(
                       new TxConsumerSettings()
-                          .connection(BrokerConnection.endpoints(mq.grpcEndpoint()))
+                          .connection(TestTransport.GRPC.connection(mq))
                           .group(ConsumerGroupConfig.of(points).subscribe(topic)))
                   .handler(
                       HandlerDefinition.of(
