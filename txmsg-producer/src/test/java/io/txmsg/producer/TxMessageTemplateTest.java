@@ -45,6 +45,9 @@ class TxMessageTemplateTest {
   /** Every test runs on every transport (in-memory and gRPC) × every enabled database. */
   private static final String DB = "io.txmsg.testkit.transport.TestTransport#withDatabases";
 
+  /** Bounds a wait for the observer group to receive an event: only a failure waits this long. */
+  private static final Duration DELIVERY = Duration.ofSeconds(60);
+
   /**
    * Long enough for check-backs of a 2 s-old half message to have happened several times (the
    * in-memory broker checks every 200 ms).
@@ -125,7 +128,7 @@ class TxMessageTemplateTest {
     assertThat(await(Duration.ofSeconds(20), () -> h.journalStatus(eventId) == JournalStatus.SENT))
         .as("confirm consumer marks the row SENT")
         .isTrue();
-    assertThat(await(Duration.ofSeconds(10), () -> h.deliveryCount(eventId) >= 1)).isTrue();
+    assertThat(await(DELIVERY, () -> h.deliveryCount(eventId) >= 1)).isTrue();
     Thread.sleep(2000);
     assertThat(h.deliveryCount(eventId)).isEqualTo(1);
     assertThat(h.attemptState(r.attemptId())).isEqualTo("COMMITTED");
@@ -170,7 +173,7 @@ class TxMessageTemplateTest {
           JournalRow row = h.journal(eventId);
           assertThat(row.getBrokerMessageId()).as(eventId).isNotBlank();
           messageIds.add(row.getBrokerMessageId());
-          assertThat(await(Duration.ofSeconds(20), () -> h.deliveryCount(eventId) >= 1)).isTrue();
+          assertThat(await(DELIVERY, () -> h.deliveryCount(eventId) >= 1)).isTrue();
         }
         assertThat(messageIds).as("each row its own half message's id").hasSize(eventIds.size());
         Thread.sleep(1000);
@@ -366,7 +369,7 @@ class TxMessageTemplateTest {
     assertThat(retry.valueIfKnown()).isEmpty();
     assertThat(runs.get()).isEqualTo(1);
     assertThat(h.attemptState(retry.attemptId())).isEqualTo("ROLLED_BACK");
-    assertThat(await(Duration.ofSeconds(30), () -> h.deliveryCount("evt-" + id) >= 1)).isTrue();
+    assertThat(await(DELIVERY, () -> h.deliveryCount("evt-" + id) >= 1)).isTrue();
     Thread.sleep(quiet(h).toMillis());
     assertThat(h.deliveryCount("evt-" + id)).isEqualTo(1);
   }
@@ -483,7 +486,7 @@ class TxMessageTemplateTest {
     // Delivered, and only this attempt's message. When the commit and a COMMIT check-back race,
     // the broker may deliver it twice (docs/facts.md#rmq-op-batch-interval): consumers
     // deduplicate.
-    assertThat(await(Duration.ofSeconds(15), () -> h.deliveryCount("evt-" + id) >= 1)).isTrue();
+    assertThat(await(DELIVERY, () -> h.deliveryCount("evt-" + id) >= 1)).isTrue();
     assertThat(h.deliveries.get("evt-" + id)).containsOnly(r.attemptId());
     assertThat(h.paymentExists(id)).isTrue();
   }
