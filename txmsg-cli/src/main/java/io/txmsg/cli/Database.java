@@ -6,6 +6,7 @@ import io.txmsg.store.journal.Journal;
 import io.txmsg.store.ops.OpsQueries;
 import io.txmsg.store.schema.SchemaMigrator;
 import io.txmsg.store.tx.StoreTransactions;
+import java.io.PrintWriter;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
@@ -74,6 +75,23 @@ final class Database implements AutoCloseable {
   /** Operator queries on the command's connection, in a short read transaction of their own. */
   <T> T query(Query<T> query) throws Exception {
     return transactions.run(c -> query.run(ops, c));
+  }
+
+  /**
+   * Says on {@code err}, before a search by business key, that it will read the whole journal when
+   * no index serves it (schema V6 made that index opt-in), and how to create one. The search runs
+   * either way: it is correct, only slower.
+   */
+  void noteUnindexedBusinessKeySearch(PrintWriter err) throws Exception {
+    if (!query(OpsQueries::journalBusinessKeyIndexed)) {
+      err.println(
+          "txmsg: note: "
+              + store.prefix()
+              + "journal has no index on business_key (opt-in since schema V6), so this search"
+              + " reads the whole journal; `txmsg schema business-key-index` creates one (without"
+              + " blocking producers on PostgreSQL and MariaDB)");
+      err.flush();
+    }
   }
 
   /** Read-only work of the store's operator queries on one connection. */

@@ -84,6 +84,9 @@ final class JournalCommand extends CommandGroup {
       if (after != null && db.query((ops, c) -> ops.journalExists(c, after)) == 0) {
         throw usage("--after: no journal row with event id " + LogSafe.quote(after));
       }
+      if (businessKey != null) {
+        db.noteUnindexedBusinessKeySearch(err());
+      }
       JournalQuery q =
           new JournalQuery(
               statuses,

@@ -80,6 +80,7 @@ final class TraceCommand extends DbCommand {
     if (!byId.empty()) {
       traces.add(byId);
     } else {
+      db.noteUnindexedBusinessKeySearch(err());
       Set<String> ids = new LinkedHashSet<>();
       ids.addAll(db.query((ops, c) -> ops.journalEventIdsByBusinessKey(c, key, limit)));
       ids.addAll(db.query((ops, c) -> ops.deadLetterEventIdsByBusinessKey(c, key, limit)));

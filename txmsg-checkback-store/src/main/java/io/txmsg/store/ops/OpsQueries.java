@@ -73,6 +73,15 @@ public final class OpsQueries {
         c, OpsQueryMapper.class, m -> m.journalEventIdsByBusinessKey(businessKey, limit));
   }
 
+  /**
+   * Whether an index serves {@link #journalEventIdsByBusinessKey}: any valid index of the journal
+   * whose first column is {@code business_key}. Schema V6 made it opt-in ({@code txmsg schema
+   * business-key-index} creates it); without it that search reads the whole journal.
+   */
+  public boolean journalBusinessKeyIndexed(Connection c) {
+    return store.on(c, OpsQueryMapper.class, OpsQueryMapper::journalBusinessKeyIndexes) > 0;
+  }
+
   /** Event ids whose dead letters carry this business key (newest first). */
   public List<String> deadLetterEventIdsByBusinessKey(Connection c, String businessKey, int limit) {
     return store.on(

@@ -48,6 +48,9 @@ interface OpsQueryMapper {
   List<String> journalEventIdsByBusinessKey(
       @Param("businessKey") String businessKey, @Param("limit") int limit);
 
+  /** Valid indexes of the journal whose first column is business_key (0 or more). */
+  int journalBusinessKeyIndexes();
+
   /** Event ids whose dead letters carry this business key (newest first). */
   List<String> deadLetterEventIdsByBusinessKey(
       @Param("businessKey") String businessKey, @Param("limit") int limit);

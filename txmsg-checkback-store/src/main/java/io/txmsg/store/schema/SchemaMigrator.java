@@ -3,6 +3,7 @@ package io.txmsg.store.schema;
 import io.txmsg.api.TxMessagingException;
 import io.txmsg.store.Dialect;
 import io.txmsg.store.TxmsgStore;
+import io.txmsg.store.ops.OpsQueries;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -211,6 +212,78 @@ public final class SchemaMigrator {
     }
     return new SchemaUpgrade(
         plan.prefix(), plan.from(), plan.isEmpty() ? plan.from() : plan.to(), ran, skipped);
+  }
+
+  /**
+   * Whether an index serves the operators' search by business key: any valid journal index whose
+   * first column is {@code business_key} (schema V6 made it opt-in).
+   */
+  public boolean businessKeyIndexed() throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      boolean auto = c.getAutoCommit();
+      c.setAutoCommit(true);
+      try {
+        return new OpsQueries(store).journalBusinessKeyIndexed(c);
+      } finally {
+        c.setAutoCommit(auto);
+      }
+    }
+  }
+
+  /**
+   * Creates the journal's opt-in index on {@code business_key} with the shipped statement ({@link
+   * SchemaScripts#businessKeyIndex}), unless an index already serves that search. The statement
+   * builds without blocking producers where the database can: CONCURRENTLY on PostgreSQL, online
+   * (INPLACE, LOCK=NONE) on MariaDB; on H2 it locks the journal while it builds. It runs on an
+   * auto-commit connection (PostgreSQL refuses CONCURRENTLY inside a transaction) and can take
+   * minutes on a large journal.
+   *
+   * @return true when it created the index, false when one existed already (nothing was run)
+   * @throws SchemaVersionException when the schema is not the version this release needs (V6 is
+   *     what made the index opt-in; an older schema still has it)
+   * @throws IllegalStateException when the statement ran and still no valid index serves the
+   *     search: on PostgreSQL an INVALID index of that name, left by an interrupted build, which IF
+   *     NOT EXISTS skipped (drop it and run again)
+   * @throws SQLException when the statement failed (MariaDB: when it cannot build online)
+   */
+  public boolean createBusinessKeyIndex() throws SQLException {
+    verify();
+    try (Connection c = dataSource.getConnection()) {
+      boolean auto = c.getAutoCommit();
+      c.setAutoCommit(true);
+      try {
+        OpsQueries ops = new OpsQueries(store);
+        if (ops.journalBusinessKeyIndexed(c)) {
+          return false;
+        }
+        String sql = SchemaScripts.businessKeyIndex(store.dialect(), store.prefix());
+        long started = System.nanoTime();
+        log.info("txmsg schema {}: creating the business-key index: {}", store.prefix(), sql);
+        try (Statement s = c.createStatement()) {
+          s.execute(sql);
+        }
+        if (!ops.journalBusinessKeyIndexed(c)) {
+          throw new IllegalStateException(
+              "ran "
+                  + sql
+                  + " and still no valid index of "
+                  + store.prefix()
+                  + "journal starts with business_key: an index named "
+                  + store.prefix()
+                  + "journal_business_key_ix exists but is not valid (on PostgreSQL, left INVALID"
+                  + " by an interrupted CREATE INDEX CONCURRENTLY): DROP INDEX "
+                  + store.prefix()
+                  + "journal_business_key_ix and run this again");
+        }
+        log.info(
+            "txmsg schema {}: business-key index created in {} ms",
+            store.prefix(),
+            Duration.ofNanos(System.nanoTime() - started).toMillis());
+        return true;
+      } finally {
+        c.setAutoCommit(auto);
+      }
+    }
   }
 
   /** Reads the installed version on an auto-commit connection. */

@@ -59,7 +59,31 @@ public final class SchemaScripts {
           "V2__txmsg_outbox_columns.sql",
           "V3__txmsg_archive_runs.sql",
           "V4__txmsg_cdc_relay.sql",
-          "V5__txmsg_instance_heartbeat.sql");
+          "V5__txmsg_instance_heartbeat.sql",
+          "V6__txmsg_business_key_index_optional.sql");
+
+  /**
+   * The resource of the opt-in journal index on {@code business_key} (schema V6 dropped it from the
+   * default schema), relative to {@code io/txmsg/store/}: one statement, idempotent (IF NOT
+   * EXISTS), for {@code txmsg schema business-key-index} and for users who put it in a migration of
+   * their own. Not under {@code flyway/}, so no Flyway location picks it up by itself.
+   */
+  static String businessKeyIndexResource(Dialect dialect) {
+    return "optional/" + vendor(dialect) + "/journal_business_key_ix.sql";
+  }
+
+  /** The statement creating the opt-in business-key index of the journal, prefix filled in. */
+  public static String businessKeyIndex(Dialect dialect, String prefix) {
+    List<String> statements = read(businessKeyIndexResource(dialect), prefix);
+    if (statements.size() != 1) {
+      throw new IllegalStateException(
+          businessKeyIndexResource(dialect)
+              + " holds "
+              + statements.size()
+              + " statements, not one");
+    }
+    return statements.get(0);
+  }
 
   static {
     if (FILES.size() != SchemaInstaller.VERSION) {

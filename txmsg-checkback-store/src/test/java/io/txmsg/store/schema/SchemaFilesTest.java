@@ -48,6 +48,9 @@ class SchemaFilesTest {
               "h2/V5__txmsg_instance_heartbeat.sql",
               "7b53ce9401bba2704420db1923f2d16015de5021a36a4c7903f6efde770c5105"),
           Map.entry(
+              "h2/V6__txmsg_business_key_index_optional.sql",
+              "69e4094969c138fda22b3c1fcc98d1ce25de446e2391b1ab4e8ca36e0fee1c53"),
+          Map.entry(
               "mariadb/V1__txmsg_base.sql",
               "3d077f2ac4a376a2128cec4613b93bb88911e2dbe20007e279e57addefffabdc"),
           Map.entry(
@@ -63,6 +66,9 @@ class SchemaFilesTest {
               "mariadb/V5__txmsg_instance_heartbeat.sql",
               "06d2ce1e82a054e54497e1ff3d9fa601d91bbcd4db0ac6bd5f4729ef1d947722"),
           Map.entry(
+              "mariadb/V6__txmsg_business_key_index_optional.sql",
+              "73349c4099647e096a16a84dbb44e04685bba8126449d1ea84be7ba5b7f14ce2"),
+          Map.entry(
               "postgresql/V1__txmsg_base.sql",
               "912d38eb4d3afaa1020d839b8cfb0f19df29b9e2926aaeb5ee16a9501bcfc590"),
           Map.entry(
@@ -76,7 +82,10 @@ class SchemaFilesTest {
               "51beee40b57feaba5867020d732eb435aed348d5ce4d903103e627f6d8ce426a"),
           Map.entry(
               "postgresql/V5__txmsg_instance_heartbeat.sql",
-              "1cfd8efa65dc3b3b080236fc62f15a4e50d0dab5a9f6a15908e61e46e7dcfdf3"));
+              "1cfd8efa65dc3b3b080236fc62f15a4e50d0dab5a9f6a15908e61e46e7dcfdf3"),
+          Map.entry(
+              "postgresql/V6__txmsg_business_key_index_optional.sql",
+              "faa1f1280cb0621e7dcf4d5d0fd3309966e5cb8f64f846997892139a131a9e2e"));
 
   private static final String ROOT = "io/txmsg/store/";
   private static final String CHANGELOG = ROOT + "liquibase/txmsg-changelog.xml";
@@ -126,6 +135,29 @@ class SchemaFilesTest {
             "every shipped file's checksum is pinned in RELEASED (add the new version's lines"
                 + " when it is released)")
         .containsExactlyElementsOf(new TreeSet<>(expected));
+  }
+
+  /**
+   * The opt-in business-key index (schema V6 dropped it from the schema): one idempotent statement
+   * per dialect, outside the Flyway directories, building without blocking producers where the
+   * database can.
+   */
+  @Test
+  void theOptionalBusinessKeyIndexIsOneIdempotentStatementPerDialectOutsideFlyway() {
+    for (Dialect d : Dialect.values()) {
+      String sql = SchemaScripts.businessKeyIndex(d, "billing_");
+      assertThat(sql)
+          .as(d.id())
+          .startsWith("CREATE INDEX")
+          .contains(
+              "IF NOT EXISTS billing_journal_business_key_ix ON billing_journal (business_key)")
+          .doesNotContain("${");
+      assertThat(SchemaScripts.businessKeyIndexResource(d)).doesNotStartWith("flyway/");
+    }
+    assertThat(SchemaScripts.businessKeyIndex(Dialect.POSTGRESQL, "txmsg_"))
+        .startsWith("CREATE INDEX CONCURRENTLY");
+    assertThat(SchemaScripts.businessKeyIndex(Dialect.MYSQL, "txmsg_"))
+        .endsWith("ALGORITHM=INPLACE LOCK=NONE");
   }
 
   @Test

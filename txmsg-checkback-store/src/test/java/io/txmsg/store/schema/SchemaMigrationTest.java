@@ -183,15 +183,16 @@ class SchemaMigrationTest {
 
       SchemaUpgrade upgrade = schema.apply();
       assertThat(upgrade.from()).isEqualTo(1);
-      assertThat(upgrade.to()).isEqualTo(5);
+      assertThat(upgrade.to()).isEqualTo(6);
       assertThat(upgrade.statements())
           .isEqualTo(
               SchemaScripts.version(Dialect.H2, PREFIX, 2).size()
                   + SchemaScripts.version(Dialect.H2, PREFIX, 3).size()
                   + SchemaScripts.version(Dialect.H2, PREFIX, 4).size()
-                  + SchemaScripts.version(Dialect.H2, PREFIX, 5).size());
+                  + SchemaScripts.version(Dialect.H2, PREFIX, 5).size()
+                  + SchemaScripts.version(Dialect.H2, PREFIX, 6).size());
       assertThat(upgrade.alreadyApplied()).isZero();
-      assertThat(versionRow(ds)).isEqualTo(5);
+      assertThat(versionRow(ds)).isEqualTo(6);
       assertThat(columns(ds, PREFIX + "archive_run")).startsWith("run_id", "operator", "reason");
 
       // Every V1 value is unchanged; the new columns hold HALF_MESSAGE and NULL.
@@ -212,6 +213,11 @@ class SchemaMigrationTest {
           .endsWith("publish_mode", "message_group", "instance_id");
       // The FIFO ordering query's index is the V1 one (see the V2 files).
       assertThat(indexes(ds, PREFIX + "journal")).contains(PREFIX + "journal_aggregate_ix");
+      // V6: the business-key index V1 created is gone (opt-in), the dead letters keep theirs.
+      assertThat(indexes(ds, PREFIX + "journal"))
+          .doesNotContain(PREFIX + "journal_business_key_ix");
+      assertThat(indexes(ds, PREFIX + "dead_letter"))
+          .contains(PREFIX + "dead_letter_business_key_ix");
 
       // The mapper reads the upgraded rows and writes both modes.
       TxmsgStore store = SchemaMigrator.open(ds, PREFIX, false);
@@ -303,9 +309,9 @@ class SchemaMigrationTest {
 
       SchemaUpgrade upgrade = migrator(db).apply();
       assertThat(upgrade.from()).isEqualTo(1);
-      assertThat(upgrade.to()).isEqualTo(5);
+      assertThat(upgrade.to()).isEqualTo(6);
       assertThat(upgrade.alreadyApplied()).isEqualTo(1);
-      assertThat(versionRow(ds)).isEqualTo(5);
+      assertThat(versionRow(ds)).isEqualTo(6);
       assertThat(journal(ds).get("e1")).containsEntry("publish_mode", "HALF_MESSAGE");
     }
   }
@@ -440,7 +446,7 @@ class SchemaMigrationTest {
         }
       }
       assertThat(migrator(db).apply().changed()).isTrue();
-      assertThat(versionRow(ds)).isEqualTo(5);
+      assertThat(versionRow(ds)).isEqualTo(6);
     }
   }
 
@@ -461,7 +467,7 @@ class SchemaMigrationTest {
           .isInstanceOf(SchemaVersionException.class)
           .hasMessageContaining("at V1")
           .hasMessageContaining("txmsg_schema")
-          .hasMessageContaining("this release needs V5")
+          .hasMessageContaining("this release needs V6")
           .hasMessageContaining("txmsg schema apply --jdbc-url <url> --prefix txmsg_")
           .satisfies(
               e ->
@@ -478,7 +484,7 @@ class SchemaMigrationTest {
             .as("createSchema=" + create)
             .isInstanceOf(SchemaVersionException.class)
             .hasMessageContaining("at V99 according to txmsg_schema")
-            .hasMessageContaining("this release understands up to V5")
+            .hasMessageContaining("this release understands up to V6")
             .hasMessageContaining("upgrade txmsg");
       }
       assertThatThrownBy(() -> migrator(db).plan()).isInstanceOf(SchemaVersionException.class);
@@ -493,7 +499,8 @@ class SchemaMigrationTest {
       SchemaPlan plan = SchemaScripts.plan(d, PREFIX, SchemaStatus.empty(PREFIX));
       assertThat(plan.steps())
           .extracting(SchemaPlan.Step::title)
-          .containsExactly("the schema-version table txmsg_schema", "V1", "V2", "V3", "V4", "V5");
+          .containsExactly(
+              "the schema-version table txmsg_schema", "V1", "V2", "V3", "V4", "V5", "V6");
       assertThat(plan.steps().get(0).recordVersion())
           .startsWith("INSERT INTO txmsg_schema")
           .contains("'txmsg', 0,");
@@ -512,6 +519,9 @@ class SchemaMigrationTest {
       assertThat(plan.steps().get(5).recordVersion())
           .startsWith("UPDATE txmsg_schema SET version = 5")
           .endsWith("AND version = 4");
+      assertThat(plan.steps().get(6).recordVersion())
+          .startsWith("UPDATE txmsg_schema SET version = 6")
+          .endsWith("AND version = 5");
       assertThat(SchemaInstaller.statements(d, PREFIX)).isEqualTo(plan.statements());
       // The rendered script is the same statements again (what `txmsg schema print` shows).
       assertThat(SchemaScripts.read(renderedResource(plan), PREFIX)).isEqualTo(plan.statements());
@@ -519,21 +529,22 @@ class SchemaMigrationTest {
       SchemaPlan fromV1 = SchemaScripts.plan(d, PREFIX, new SchemaStatus(PREFIX, 1, true, true));
       assertThat(fromV1.steps())
           .extracting(SchemaPlan.Step::title)
-          .containsExactly("V2", "V3", "V4", "V5");
+          .containsExactly("V2", "V3", "V4", "V5", "V6");
       // A database installed before schema versions gets the table and its V1 row first.
       SchemaPlan legacy = SchemaScripts.plan(d, PREFIX, new SchemaStatus(PREFIX, 1, false, false));
       assertThat(legacy.steps())
           .extracting(SchemaPlan.Step::title)
-          .containsExactly("the schema-version table txmsg_schema", "V2", "V3", "V4", "V5");
+          .containsExactly("the schema-version table txmsg_schema", "V2", "V3", "V4", "V5", "V6");
       assertThat(legacy.steps().get(0).recordVersion()).contains("'txmsg', 1,");
       assertThat(fromV1.render())
           .contains(
-              "V1 -> V5",
+              "V1 -> V6",
               SchemaScripts.resource(d, 2),
               SchemaScripts.resource(d, 3),
               SchemaScripts.resource(d, 4),
-              SchemaScripts.resource(d, 5));
-      SchemaPlan current = SchemaScripts.plan(d, PREFIX, new SchemaStatus(PREFIX, 5, true, true));
+              SchemaScripts.resource(d, 5),
+              SchemaScripts.resource(d, 6));
+      SchemaPlan current = SchemaScripts.plan(d, PREFIX, new SchemaStatus(PREFIX, 6, true, true));
       assertThat(current.isEmpty()).isTrue();
       assertThat(current.render()).contains("nothing to do");
     }

@@ -1,0 +1,2 @@
+CREATE INDEX hj_due_ix ON hj (status, next_retry_at);
+CREATE INDEX hj_aggregate_ix ON hj (aggregate_type, aggregate_id, aggregate_version);
