@@ -5,6 +5,8 @@
 # (journal, attempt, business row; a random business key each) with 8 clients. Prints
 # transactions/s and WAL bytes per transaction. Used for docs/benchmarks-findings.md, "Journal
 # indexes". Needs pgbench and a database "test" on 127.0.0.1:5432 (user postgres).
+# SYNC=off runs pgbench's sessions with synchronous_commit=off: no commit waits for its WAL flush,
+# so the figure shows the inserts' own work rather than the disk's fsync latency.
 # Example: for i in 1 2 3; do for v in full nobk brin nobk_brin; do ./run-indexes.sh $v; done; done
 set -e; cd "$(dirname "$0")"
 V=$1; N0=${2:-1000000}; T=${3:-2500}
@@ -19,6 +21,7 @@ $P -f idx_$V.sql >/dev/null
 $P -c "VACUUM ANALYZE hj" -c "CHECKPOINT" >/dev/null
 $P -c "SELECT setval('hs', 1)" >/dev/null
 w0=$($P -tAc "select pg_current_wal_lsn()")
+[ "${SYNC:-on}" = off ] && export PGOPTIONS="-c synchronous_commit=off"
 tps=$(pgbench -h 127.0.0.1 -U postgres -n -c 8 -j 2 -t $T -f tx_txmsg_rand.sql test 2>/dev/null | grep -oP 'tps = \K[0-9.]+' | head -1)
 w1=$($P -tAc "select pg_current_wal_lsn()")
 wal=$($P -tAc "select (pg_wal_lsn_diff('$w1','$w0') / (8 * $T))::int")
