@@ -27,6 +27,10 @@ import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
 import io.txmsg.testkit.rocketmq.TopicType;
 import io.txmsg.testkit.transport.TestTransport;
 import io.txmsg.transport.BrokerConnection;
+import io.txmsg.transport.Subscription;
+import io.txmsg.transport.Transport;
+import io.txmsg.transport.Transports;
+import io.txmsg.transport.Verdict;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -484,6 +488,89 @@ class AuthenticatedBrokerTest {
           .contains("access key '" + user + "'")
           .contains("Group:" + group)
           .doesNotContain(secret);
+    }
+  }
+
+  /**
+   * A %DLQ% drain whose user may not read the dead-letter topic, or may read it but not use the
+   * drain group, is not silent: it reports which rights to grant (and logs it as an ERROR). Over
+   * gRPC the client's push consumer starts in the second case and only the client's own log shows
+   * its refused receives. Two users, each with its rights set before its first request: the proxy
+   * caches a user's rights for up to a minute. The documented-rights test drains with both rights.
+   */
+  @ParameterizedTest
+  @EnumSource(
+      value = TestTransport.class,
+      names = {"GRPC", "REMOTING"})
+  void aDeadLetterDrainWithoutItsRightsNamesThem(TestTransport transport) throws Exception {
+    String suffix = UUID.randomUUID().toString().substring(0, 8);
+    String group = "acl-nodlq-" + suffix;
+    String dlq = "%DLQ%" + group;
+    String drainGroup = "txmsg-dlq-" + group;
+    mq.createTopic(dlq, TopicType.NORMAL, 1);
+    String none = "app-nodlq-" + suffix;
+    String topicOnly = "app-dlqtopic-" + suffix;
+    String secret = "app-" + SECRET;
+    mq.createUser(none, secret);
+    mq.createUser(topicOnly, secret);
+    mq.grant(topicOnly, "Topic:" + dlq, "SUB");
+
+    assertThat(drainProblem(transport, none, secret, group))
+        .contains(dlq + " cannot be drained")
+        .contains("access key '" + none + "'")
+        .contains("Topic:" + dlq + " from")
+        .contains("grant SUB on Topic:" + dlq + " and Group:" + drainGroup)
+        .doesNotContain(secret);
+    String groupRefused = drainProblem(transport, topicOnly, secret, group);
+    assertThat(groupRefused)
+        .contains(dlq + " cannot be drained")
+        .contains("access key '" + topicOnly + "'")
+        .contains("grant SUB on Topic:" + dlq + " and Group:" + drainGroup)
+        .doesNotContain(secret);
+    if (transport == TestTransport.REMOTING) {
+      assertThat(groupRefused).contains("Group:" + drainGroup + " from"); // the broker's words
+    } else {
+      // the proxy's words are lost in the client (a cancelled settings exchange)
+      assertThat(groupRefused).contains("authorization probably failed");
+    }
+  }
+
+  /**
+   * Over gRPC a producer whose user may not publish to its topic fails at start saying that
+   * authorization probably failed and naming the access key: the proxy ends the client's settings
+   * exchange and the client keeps only a cancelled future, not the proxy's reason.
+   */
+  @org.junit.jupiter.api.Test
+  void aGrpcProducerWithoutTheRightToPublishIsRefusedAtStartNamingTheAccessKey() throws Exception {
+    String suffix = UUID.randomUUID().toString().substring(0, 8);
+    String topic = "acl-nopub-" + suffix;
+    String storeId = "acl-nopub-" + suffix;
+    String user = "app-nopub-" + suffix;
+    String secret = "app-" + SECRET;
+    mq.createTopic(topic, TopicType.TRANSACTION);
+    mq.createUser(user, secret);
+    mq.grant(user, "Topic:" + topic, "SUB", "GET");
+    mq.grant(user, "Group:txmsg-confirm-" + storeId, "SUB");
+    try (DatabaseFixture db = TestDatabase.H2.open()) {
+      Throwable failure =
+          producerStartFailure(
+              db, TestTransport.GRPC.connection(mq).withCredentials(user, secret), topic, storeId);
+      assertThat(failure).as("a producer start without PUB").isNotNull();
+      assertThat(failure.getMessage())
+          .contains("authorization probably failed")
+          .contains("access key '" + user + "'")
+          .doesNotContain(secret);
+    }
+  }
+
+  /** The problem a dead-letter drain of {@code group} reports when run as {@code user}. */
+  private static String drainProblem(
+      TestTransport transport, String user, String secret, String group) throws Exception {
+    BrokerConnection connection = transport.connection(mq).withCredentials(user, secret);
+    try (Transport t = Transports.open(connection);
+        Subscription drain = t.drainDeadLetters(group, m -> Verdict.ACK, Duration.ofMillis(300))) {
+      await("a problem reported by the drain as " + user, WAIT, () -> drain.problem().isPresent());
+      return drain.problem().get();
     }
   }
 

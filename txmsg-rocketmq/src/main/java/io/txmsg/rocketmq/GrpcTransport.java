@@ -16,6 +16,7 @@ import io.txmsg.transport.Transport;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import org.apache.rocketmq.client.apis.ClientConfiguration;
@@ -170,6 +171,19 @@ public final class GrpcTransport implements Transport {
           + PublishErrors.said(forbidden)
           + ")";
     }
+    // Without its reason: a known access key without the right on the client's group (measured:
+    // a dead-letter drain allowed the topic but not its group; a producer without PUB) gets its
+    // settings stream ended by the proxy at start, and the client then reports only a cancelled
+    // future ("service FAILED" caused by a CancellationException). Only with credentials: without
+    // them the proxy checks no rights.
+    if (connection.accessKey() != null
+        && PublishErrors.find(e, CancellationException.class) != null) {
+      return "authorization probably failed: the proxy ended the client's settings exchange at"
+          + " start, which is how it refuses access key "
+          + LogSafe.quote(connection.accessKey())
+          + " a right it needs on this client's topic or group (the client drops the proxy's"
+          + " reason)";
+    }
     return null;
   }
 
@@ -244,7 +258,7 @@ public final class GrpcTransport implements Transport {
 
   @Override
   public Subscription drainDeadLetters(String group, DeliveryHandler handler, Duration retry) {
-    GrpcDeadLetterDrain drain = new GrpcDeadLetterDrain(group, handler);
+    GrpcDeadLetterDrain drain = new GrpcDeadLetterDrain(group, handler, this::refusal);
     drain.start(provider, config, retries, retry);
     return drain;
   }
