@@ -52,10 +52,14 @@ public final class PaymentDemo {
       if (o.endpoint == null && o.nameServer == null) {
         out.println("[1/6] starting embedded RocketMQ 5 (NameServer + Broker + gRPC proxy)...");
         mq = EmbeddedRocketMQ.builder().start();
+        // 10 s per request instead of the 3 s default: the embedded broker shares this machine's
+        // cores with the demo, and a CI run saw the gRPC producer's first route query (the
+        // client's part of it: 2 s) time out at start while other builds ran.
         connection =
-            o.transport.equals("remoting")
-                ? BrokerConnection.nameServer(mq.namesrvAddress())
-                : BrokerConnection.endpoints(mq.grpcEndpoint());
+            (o.transport.equals("remoting")
+                    ? BrokerConnection.nameServer(mq.namesrvAddress())
+                    : BrokerConnection.endpoints(mq.grpcEndpoint()))
+                .withRequestTimeout(Duration.ofSeconds(10));
         // A half message needs a TRANSACTION topic; OUTBOX and CDC send plain messages to a
         // NORMAL one.
         mq.createTopic(

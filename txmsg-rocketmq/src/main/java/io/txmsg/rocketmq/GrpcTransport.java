@@ -133,7 +133,32 @@ public final class GrpcTransport implements Transport {
         + " could not start at "
         + connection.endpoints()
         + ": "
-        + (refused != null ? refused : PublishErrors.classify("start", e).getMessage());
+        + (refused != null
+            ? refused
+            : deadline(e) != null
+                ? timeout(deadline(e))
+                : PublishErrors.classify("start", e).getMessage());
+  }
+
+  /**
+   * The cause saying a request to the proxy ran out of time (gRPC DEADLINE_EXCEEDED), or null. The
+   * client reports a start that timed out as a Guava "service FAILED" like any other.
+   */
+  private static Throwable deadline(Throwable e) {
+    int depth = 0;
+    for (Throwable c = e; c != null && depth < 20; c = c.getCause(), depth++) {
+      if (String.valueOf(c.getMessage()).contains("DEADLINE_EXCEEDED")) {
+        return c;
+      }
+    }
+    return null;
+  }
+
+  private String timeout(Throwable deadline) {
+    return "the proxy did not answer a start request in time (requestTimeout "
+        + connection.requestTimeout().toMillis()
+        + " ms; a loaded or distant proxy needs a longer BrokerConnection.withRequestTimeout): "
+        + PublishErrors.said(deadline);
   }
 
   /**
@@ -177,7 +202,8 @@ public final class GrpcTransport implements Transport {
     // future ("service FAILED" caused by a CancellationException). Only with credentials: without
     // them the proxy checks no rights.
     if (connection.accessKey() != null
-        && PublishErrors.find(e, CancellationException.class) != null) {
+        && PublishErrors.find(e, CancellationException.class) != null
+        && deadline(e) == null) {
       return "authorization probably failed: the proxy ended the client's settings exchange at"
           + " start, which is how it refuses access key "
           + LogSafe.quote(connection.accessKey())
