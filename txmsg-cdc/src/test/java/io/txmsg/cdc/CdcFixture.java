@@ -302,6 +302,13 @@ final class CdcFixture implements AutoCloseable {
       c.setAutoCommit(true);
       s.execute(sql);
     }
+    // After a column change PostgreSQL refuses a pooled connection's server-prepared "SELECT *"
+    // once ("cached plan must not change result type"): the fixture's own journal reads would
+    // fail, not the relay under test. New connections prepare afresh.
+    if (db.dataSource() instanceof com.zaxxer.hikari.HikariDataSource pool
+        && pool.getHikariPoolMXBean() != null) {
+      pool.getHikariPoolMXBean().softEvictConnections();
+    }
   }
 
   String adminQuery(String sql) throws Exception {

@@ -241,7 +241,13 @@ class JoinedPublishTest {
       assertThat(messageIds).doesNotContainNull().hasSize(events.size());
       Thread.sleep(1000);
       for (String eventId : events) {
-        assertThat(h.deliveryCount(eventId)).as(eventId).isEqualTo(1);
+        // Once, or twice when the commit and a COMMIT check-back of the same half message race
+        // on a loaded machine (the broker then writes the final message twice, as in
+        // TxMessageTemplateTest's check-back case): always the committing attempt's message.
+        assertThat(h.deliveries.get(eventId))
+            .as(eventId)
+            .hasSizeBetween(1, 2)
+            .containsOnly(h.journal(eventId).getAttemptId());
       }
     }
   }
