@@ -228,22 +228,24 @@ final class SchemaCommand extends CommandGroup {
         }
         return TxmsgCli.OK;
       }
+      String table = db.store().prefix() + "journal";
+      boolean created;
+      long started = System.nanoTime();
       try {
-        // Before anything runs: an older schema still has the index, a newer one is unknown.
-        db.schema().verify();
+        // An older schema still has the index and a newer one is unknown: refused before anything
+        // runs. Progress for a build that can take minutes: what runs, before it runs.
+        created =
+            db.schema()
+                .createBusinessKeyIndex(
+                    building -> {
+                      if (!out.json()) {
+                        out.writer()
+                            .println(table + ": creating the business-key index: " + building);
+                        out.writer().flush();
+                      }
+                    });
       } catch (SchemaVersionException e) {
         return refused(this, e);
-      }
-      String table = db.store().prefix() + "journal";
-      boolean created = false;
-      long started = System.nanoTime();
-      if (!db.schema().businessKeyIndexed()) {
-        if (!out.json()) {
-          // Progress for a build that can take minutes: say what runs before it runs.
-          out.writer().println(table + ": creating the business-key index: " + sql);
-          out.writer().flush();
-        }
-        created = db.schema().createBusinessKeyIndex();
       }
       long millis = (System.nanoTime() - started) / 1_000_000;
       if (out.json()) {

@@ -128,6 +128,7 @@ public final class GrpcTransport implements Transport {
           + PublishErrors.said(notFound);
     }
     String refused = refusal(e);
+    Throwable deadline = deadline(e);
     return "producer for topics "
         + spec.topics()
         + " could not start at "
@@ -135,8 +136,8 @@ public final class GrpcTransport implements Transport {
         + ": "
         + (refused != null
             ? refused
-            : deadline(e) != null
-                ? timeout(deadline(e))
+            : deadline != null
+                ? timeout(deadline)
                 : PublishErrors.classify("start", e).getMessage());
   }
 

@@ -79,12 +79,22 @@ public final class SchemaMigrator {
 
   /** Reads the installed version (no lock: an upgrade running elsewhere may change it). */
   public SchemaStatus check() throws SQLException {
+    // auto-commit: a probe of a missing table must not abort a PostgreSQL transaction
+    return onAutoCommit(c -> read(c, store.prefix()));
+  }
+
+  /** Work on a connection of its own in auto-commit mode. */
+  private interface AutoCommitWork<T> {
+    T run(Connection c) throws SQLException;
+  }
+
+  /** Runs {@code work} on a fresh connection switched to auto-commit, restoring the mode after. */
+  private <T> T onAutoCommit(AutoCommitWork<T> work) throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       boolean auto = c.getAutoCommit();
-      // auto-commit: a probe of a missing table must not abort a PostgreSQL transaction
       c.setAutoCommit(true);
       try {
-        return read(c, store.prefix());
+        return work.run(c);
       } finally {
         c.setAutoCommit(auto);
       }
@@ -219,15 +229,7 @@ public final class SchemaMigrator {
    * first column is {@code business_key} (schema V6 made it opt-in).
    */
   public boolean businessKeyIndexed() throws SQLException {
-    try (Connection c = dataSource.getConnection()) {
-      boolean auto = c.getAutoCommit();
-      c.setAutoCommit(true);
-      try {
-        return new OpsQueries(store).journalBusinessKeyIndexed(c);
-      } finally {
-        c.setAutoCommit(auto);
-      }
-    }
+    return onAutoCommit(new OpsQueries(store)::journalBusinessKeyIndexed);
   }
 
   /**
@@ -247,43 +249,48 @@ public final class SchemaMigrator {
    * @throws SQLException when the statement failed (MariaDB: when it cannot build online)
    */
   public boolean createBusinessKeyIndex() throws SQLException {
+    return createBusinessKeyIndex(sql -> {});
+  }
+
+  /**
+   * {@link #createBusinessKeyIndex()}, telling {@code building} the statement just before it runs
+   * (not at all when an index exists already): progress for a build that can take minutes.
+   */
+  public boolean createBusinessKeyIndex(java.util.function.Consumer<String> building)
+      throws SQLException {
     verify();
-    try (Connection c = dataSource.getConnection()) {
-      boolean auto = c.getAutoCommit();
-      c.setAutoCommit(true);
-      try {
-        OpsQueries ops = new OpsQueries(store);
-        if (ops.journalBusinessKeyIndexed(c)) {
-          return false;
-        }
-        String sql = SchemaScripts.businessKeyIndex(store.dialect(), store.prefix());
-        long started = System.nanoTime();
-        log.info("txmsg schema {}: creating the business-key index: {}", store.prefix(), sql);
-        try (Statement s = c.createStatement()) {
-          s.execute(sql);
-        }
-        if (!ops.journalBusinessKeyIndexed(c)) {
-          throw new IllegalStateException(
-              "ran "
-                  + sql
-                  + " and still no valid index of "
-                  + store.prefix()
-                  + "journal starts with business_key: an index named "
-                  + store.prefix()
-                  + "journal_business_key_ix exists but is not valid (on PostgreSQL, left INVALID"
-                  + " by an interrupted CREATE INDEX CONCURRENTLY): DROP INDEX "
-                  + store.prefix()
-                  + "journal_business_key_ix and run this again");
-        }
-        log.info(
-            "txmsg schema {}: business-key index created in {} ms",
-            store.prefix(),
-            Duration.ofNanos(System.nanoTime() - started).toMillis());
-        return true;
-      } finally {
-        c.setAutoCommit(auto);
-      }
-    }
+    return onAutoCommit(
+        c -> {
+          OpsQueries ops = new OpsQueries(store);
+          if (ops.journalBusinessKeyIndexed(c)) {
+            return false;
+          }
+          String sql = SchemaScripts.businessKeyIndex(store.dialect(), store.prefix());
+          building.accept(sql);
+          long started = System.nanoTime();
+          log.info("txmsg schema {}: creating the business-key index: {}", store.prefix(), sql);
+          try (Statement s = c.createStatement()) {
+            s.execute(sql);
+          }
+          if (!ops.journalBusinessKeyIndexed(c)) {
+            throw new IllegalStateException(
+                "ran "
+                    + sql
+                    + " and still no valid index of "
+                    + store.prefix()
+                    + "journal starts with business_key: an index named "
+                    + store.prefix()
+                    + "journal_business_key_ix exists but is not valid (on PostgreSQL, left"
+                    + " INVALID by an interrupted CREATE INDEX CONCURRENTLY): DROP INDEX "
+                    + store.prefix()
+                    + "journal_business_key_ix and run this again");
+          }
+          log.info(
+              "txmsg schema {}: business-key index created in {} ms",
+              store.prefix(),
+              Duration.ofNanos(System.nanoTime() - started).toMillis());
+          return true;
+        });
   }
 
   /** Reads the installed version on an auto-commit connection. */
