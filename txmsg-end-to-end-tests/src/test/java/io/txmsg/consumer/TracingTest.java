@@ -65,6 +65,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  * a check-back or a republish by the reconciler on another thread.
  */
 class TracingTest {
+  /**
+   * Bound on a delivery (a first one, or a replay's): on CI's loaded two-core machine a first
+   * delivery has taken more than 40 s; only a failure waits this long.
+   */
+  private static final Duration DELIVERY = Duration.ofSeconds(60);
+
   private final List<MutableSpan> spans = new CopyOnWriteArrayList<>();
   private Tracing tracing;
   private Tracer tracer;
@@ -254,7 +260,7 @@ class TracingTest {
           MutableSpan execute = span(traceId, "execute");
           await(
               "parked",
-              Duration.ofSeconds(40),
+              DELIVERY,
               () ->
                   consume(traceId, "false")
                       .filter(c -> "parked".equals(c.tag("txmsg.outcome")))
@@ -263,7 +269,7 @@ class TracingTest {
           // The dead letter keeps the message properties, the trace headers among them.
           ReplayResult r = env.consumers.replay(env.group, id, "replay-" + env.suffix);
           assertThat(r.status()).isEqualTo(ReplayResult.Status.REPLAYED);
-          await("replay span", Duration.ofSeconds(10), () -> consume(traceId, "true").isPresent());
+          await("replay span", DELIVERY, () -> consume(traceId, "true").isPresent());
           MutableSpan replayed = consume(traceId, "true").orElseThrow();
           assertThat(replayed.parentId()).isEqualTo(execute.id());
           assertThat(replayed.tags())
@@ -392,7 +398,7 @@ class TracingTest {
     }
 
     void awaitHandled(String id) throws Exception {
-      await("handled " + id, Duration.ofSeconds(40), () -> handled(id) >= 1);
+      await("handled " + id, DELIVERY, () -> handled(id) >= 1);
     }
   }
 
