@@ -37,6 +37,7 @@ public final class TxmsgStore {
   static final List<String> MAPPERS =
       List.of(
           "io/txmsg/store/Sql.xml",
+          "io/txmsg/store/Columns.xml",
           "io/txmsg/store/SessionMapper.xml",
           "io/txmsg/store/journal/AttemptMapper.xml",
           "io/txmsg/store/journal/JournalMapper.xml",
