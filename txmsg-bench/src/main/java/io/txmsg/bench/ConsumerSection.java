@@ -50,8 +50,20 @@ final class ConsumerSection {
   static final String C_DEDUP_R = "(ar) txmsg handler (remoting), dedup";
   static final String C_GUARD_R = "(ar) txmsg handler (remoting), dedup + version guard";
 
+  /** (ar1): (ar) on the guard's previous path, as (a1) is to (a). */
+  static final String C_GUARD_R_OLD = "(ar1) = (ar) guard on its previous path, as (a1)";
+
   private static final List<String> ALL =
-      List.of(C_RAW, C_DEDUP, C_GUARD, C_GUARD_OWN_TX, C_LEASED, C_RAW_R, C_DEDUP_R, C_GUARD_R);
+      List.of(
+          C_RAW,
+          C_DEDUP,
+          C_GUARD,
+          C_GUARD_OWN_TX,
+          C_LEASED,
+          C_RAW_R,
+          C_DEDUP_R,
+          C_GUARD_R,
+          C_GUARD_R_OLD);
 
   /** The group name token of each variant. */
   private static final Map<String, String> TOKEN =
@@ -70,6 +82,8 @@ final class ConsumerSection {
           "dedup-r",
           C_GUARD_R,
           "guard-r",
+          C_GUARD_R_OLD,
+          "guard-r-old",
           C_GUARD_OWN_TX,
           "guard-own-tx");
 
@@ -91,7 +105,10 @@ final class ConsumerSection {
   }
 
   private static boolean remoting(String v) {
-    return v.equals(C_RAW_R) || v.equals(C_DEDUP_R) || v.equals(C_GUARD_R);
+    return v.equals(C_RAW_R)
+        || v.equals(C_DEDUP_R)
+        || v.equals(C_GUARD_R)
+        || v.equals(C_GUARD_R_OLD);
   }
 
   void run() throws Exception {
@@ -169,7 +186,7 @@ final class ConsumerSection {
       stop = pc::shutdown;
     } else {
       // The old path of (a1) is chosen when its consumers are built (the property is read then).
-      boolean ownTx = variant.equals(C_GUARD_OWN_TX);
+      boolean ownTx = variant.equals(C_GUARD_OWN_TX) || variant.equals(C_GUARD_R_OLD);
       if (ownTx) {
         System.setProperty(VersionRows.OWN_TRANSACTION_PROPERTY, "true");
         System.setProperty(VersionRows.SEPARATE_CLAIM_PROPERTY, "true");
@@ -329,14 +346,8 @@ final class ConsumerSection {
           errors);
     }
     rep.end();
-    List<Double> guardNew = col(results.get(C_GUARD), 0);
-    List<Double> guardOld = col(results.get(C_GUARD_OWN_TX), 0);
-    if (!guardNew.isEmpty() && !guardOld.isEmpty()) {
-      rep.p(
-          "The guard on its current path (a) against its previous path (a1), per round: "
-              + Stats.ratioSpread(guardNew, guardOld)
-              + ".");
-    }
+    comparePaths(rep, C_GUARD, C_GUARD_OWN_TX, "(a)", "(a1)");
+    comparePaths(rep, C_GUARD_R, C_GUARD_R_OLD, "(ar)", "(ar1)");
     rep.p(
         "Order of the variants in each round, round 0 the warm-up (seed "
             + b.order.seed()
@@ -348,6 +359,21 @@ final class ConsumerSection {
     target(C_LEASED, "consumer gRPC, leased delivery: dedup / raw gRPC", 0.85, base);
     target(C_DEDUP_R, "consumer remoting: dedup / raw remoting", 0.85, baseR);
     target(C_GUARD_R, "consumer remoting: dedup + version guard / raw remoting", 0.8, baseR);
+  }
+
+  private void comparePaths(Report rep, String current, String previous, String a, String b) {
+    List<Double> now = col(results.get(current), 0);
+    List<Double> before = col(results.get(previous), 0);
+    if (!now.isEmpty() && !before.isEmpty()) {
+      rep.p(
+          "The guard on its current path "
+              + a
+              + " against its previous path "
+              + b
+              + ", per round: "
+              + Stats.ratioSpread(now, before)
+              + ".");
+    }
   }
 
   private void target(String v, String goal, double threshold, List<Double> base) {
