@@ -36,34 +36,19 @@ final class ConsumerSection {
   static final String C_GUARD = "(a) txmsg handler (gRPC), dedup + version guard";
 
   /**
-   * (a1): (a) on the guard's path before its last change on this database: MariaDB creates the
-   * version row in a transaction of its own before the claim (before the in-claim insert);
-   * PostgreSQL runs the claim and the guard's upsert as two statements (before the one-statement
-   * claim); the same as (a) on H2.
+   * (a1): (a) with the version row created in a transaction of its own before the claim (the path
+   * before MariaDB's in-claim insert; the same as (a) on H2 and PostgreSQL).
    */
   static final String C_GUARD_OWN_TX =
-      "(a1) = (a) guard on its previous path (MariaDB: version row in a transaction of its own;"
-          + " PostgreSQL: claim and upsert as two statements)";
+      "(a1) = (a) guard with the version row in a transaction of its own (before)";
 
   static final String C_LEASED = "(al) txmsg handler (gRPC, leased delivery 15 s), dedup";
   static final String C_RAW_R = "(br) raw DefaultMQPushConsumer (remoting), insert in own tx";
   static final String C_DEDUP_R = "(ar) txmsg handler (remoting), dedup";
   static final String C_GUARD_R = "(ar) txmsg handler (remoting), dedup + version guard";
 
-  /** (ar1): (ar) on the guard's previous path, as (a1) is to (a). */
-  static final String C_GUARD_R_OLD = "(ar1) = (ar) guard on its previous path, as (a1)";
-
   private static final List<String> ALL =
-      List.of(
-          C_RAW,
-          C_DEDUP,
-          C_GUARD,
-          C_GUARD_OWN_TX,
-          C_LEASED,
-          C_RAW_R,
-          C_DEDUP_R,
-          C_GUARD_R,
-          C_GUARD_R_OLD);
+      List.of(C_RAW, C_DEDUP, C_GUARD, C_GUARD_OWN_TX, C_LEASED, C_RAW_R, C_DEDUP_R, C_GUARD_R);
 
   /** The group name token of each variant. */
   private static final Map<String, String> TOKEN =
@@ -82,8 +67,6 @@ final class ConsumerSection {
           "dedup-r",
           C_GUARD_R,
           "guard-r",
-          C_GUARD_R_OLD,
-          "guard-r-old",
           C_GUARD_OWN_TX,
           "guard-own-tx");
 
@@ -105,10 +88,7 @@ final class ConsumerSection {
   }
 
   private static boolean remoting(String v) {
-    return v.equals(C_RAW_R)
-        || v.equals(C_DEDUP_R)
-        || v.equals(C_GUARD_R)
-        || v.equals(C_GUARD_R_OLD);
+    return v.equals(C_RAW_R) || v.equals(C_DEDUP_R) || v.equals(C_GUARD_R);
   }
 
   void run() throws Exception {
@@ -186,10 +166,9 @@ final class ConsumerSection {
       stop = pc::shutdown;
     } else {
       // The old path of (a1) is chosen when its consumers are built (the property is read then).
-      boolean ownTx = variant.equals(C_GUARD_OWN_TX) || variant.equals(C_GUARD_R_OLD);
+      boolean ownTx = variant.equals(C_GUARD_OWN_TX);
       if (ownTx) {
         System.setProperty(VersionRows.OWN_TRANSACTION_PROPERTY, "true");
-        System.setProperty(VersionRows.SEPARATE_CLAIM_PROPERTY, "true");
       }
       try {
         stop =
@@ -201,7 +180,6 @@ final class ConsumerSection {
                 done);
       } finally {
         System.clearProperty(VersionRows.OWN_TRANSACTION_PROPERTY);
-        System.clearProperty(VersionRows.SEPARATE_CLAIM_PROPERTY);
       }
     }
     boolean complete = done.all.await(180, TimeUnit.SECONDS);
@@ -317,10 +295,8 @@ final class ConsumerSection {
             + " connection differs) inserts the same row inside the framework's transaction"
             + " (consume-log claim, optional version guard: one aggregate per event, so the guard"
             + " also creates one version row per event: in a short transaction of its own on H2,"
-            + " inside the claim transaction on MariaDB, on PostgreSQL by the guard's upsert, which"
-            + " runs in one statement with the claim; (a1), when selected, creates it in a"
-            + " transaction of its own on MariaDB and runs the claim and the upsert as two"
-            + " statements on PostgreSQL). Ratios are"
+            + " inside the claim transaction on MariaDB, by the claim's upsert on PostgreSQL; (a1),"
+            + " when selected, creates it in a transaction of its own on MariaDB too). Ratios are"
             + " paired within each round; median (min–max) over "
             + b.opt.rounds
             + " rounds after one warm-up round. Errors: failed deliveries (raw: the listener"
@@ -346,8 +322,15 @@ final class ConsumerSection {
           errors);
     }
     rep.end();
-    comparePaths(rep, C_GUARD, C_GUARD_OWN_TX, "(a)", "(a1)");
-    comparePaths(rep, C_GUARD_R, C_GUARD_R_OLD, "(ar)", "(ar1)");
+    List<Double> guardNew = col(results.get(C_GUARD), 0);
+    List<Double> guardOld = col(results.get(C_GUARD_OWN_TX), 0);
+    if (!guardNew.isEmpty() && !guardOld.isEmpty()) {
+      rep.p(
+          "Version row inside the claim transaction (a) against in a transaction of its own (a1),"
+              + " per round: "
+              + Stats.ratioSpread(guardNew, guardOld)
+              + ".");
+    }
     rep.p(
         "Order of the variants in each round, round 0 the warm-up (seed "
             + b.order.seed()
@@ -359,21 +342,6 @@ final class ConsumerSection {
     target(C_LEASED, "consumer gRPC, leased delivery: dedup / raw gRPC", 0.85, base);
     target(C_DEDUP_R, "consumer remoting: dedup / raw remoting", 0.85, baseR);
     target(C_GUARD_R, "consumer remoting: dedup + version guard / raw remoting", 0.8, baseR);
-  }
-
-  private void comparePaths(Report rep, String current, String previous, String a, String b) {
-    List<Double> now = col(results.get(current), 0);
-    List<Double> before = col(results.get(previous), 0);
-    if (!now.isEmpty() && !before.isEmpty()) {
-      rep.p(
-          "The guard on its current path "
-              + a
-              + " against its previous path "
-              + b
-              + ", per round: "
-              + Stats.ratioSpread(now, before)
-              + ".");
-    }
   }
 
   private void target(String v, String goal, double threshold, List<Double> base) {

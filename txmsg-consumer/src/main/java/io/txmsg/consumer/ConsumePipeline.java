@@ -206,39 +206,19 @@ final class ConsumePipeline {
       boolean forceMonotonic)
       throws Exception {
     HandlerDefinition<?> def = route.definition();
-    boolean contiguous = def.versionPolicy() == VersionPolicy.CONTIGUOUS && !forceMonotonic;
-    ConsumeStatus claimed;
-    if (def.versionGuard() && replayId == null && versionGuard.claimsWithGuard()) {
-      // PostgreSQL: claim and guard in one statement; a stale claim row already says so.
-      claimed = ConsumeStatus.SUCCESS;
-      if (!versionGuard.claimAndApply(
-          c,
-          group,
-          e.eventId(),
-          e.eventType(),
-          e.payloadHash(),
-          e.deliveryAttempt(),
-          e.aggregateType(),
-          e.aggregateId(),
-          e.aggregateVersion(),
-          contiguous)) {
-        return Step.STALE;
-      }
-    } else {
-      claimed = claim(c, group, e, replayId != null);
-      if (def.versionGuard()
-          && !versionGuard.apply(
-              c,
-              group,
-              e.aggregateType(),
-              e.aggregateId(),
-              e.aggregateVersion(),
-              e.eventId(),
-              contiguous)) {
-        finish(c, group, e, claimed, ConsumeStatus.SKIPPED_STALE, null);
-        markReplayed(c, group, e, replayId);
-        return Step.STALE;
-      }
+    ConsumeStatus claimed = claim(c, group, e, replayId != null);
+    if (def.versionGuard()
+        && !versionGuard.apply(
+            c,
+            group,
+            e.aggregateType(),
+            e.aggregateId(),
+            e.aggregateVersion(),
+            e.eventId(),
+            def.versionPolicy() == VersionPolicy.CONTIGUOUS && !forceMonotonic)) {
+      finish(c, group, e, claimed, ConsumeStatus.SKIPPED_STALE, null);
+      markReplayed(c, group, e, replayId);
+      return Step.STALE;
     }
     HandlerContext ctx = new HandlerContext(group, e, replayId != null, c, commands);
     StatementFailures failures = StatementFailures.of(c);

@@ -80,69 +80,6 @@ final class VersionGuard {
     throw new ConsumePipeline.GapException(last);
   }
 
-  /** True when the claim runs with the guard ({@link #claimAndApply}, PostgreSQL). */
-  boolean claimsWithGuard() {
-    return versions.claimsWithGuard();
-  }
-
-  /**
-   * In the claim transaction, as its first statement: the consume-log claim and the guard in one
-   * statement ({@link VersionRows#claimAndApply}). A version the statement did not apply is stale
-   * when its own snapshot already held it or a newer one (versions only grow); otherwise one more
-   * read on this connection tells stale from a CONTIGUOUS gap (a gap must roll back: its claim row
-   * says SKIPPED_STALE, and committing it would lose the event).
-   *
-   * @return true: applied now, the claim row says SUCCESS; false: stale, the claim row says
-   *     SKIPPED_STALE (commit it)
-   * @throws Parking.ClaimTakenException the claim's key is taken (the transaction is aborted: roll
-   *     back)
-   * @throws ConsumePipeline.GapException CONTIGUOUS found a gap: roll back, the broker redelivers
-   * @throws ConsumePipeline.VersionRowMissingException the row vanished between the statement and
-   *     the read (deleted by hand); transient, the next delivery creates it again
-   */
-  boolean claimAndApply(
-      Connection c,
-      String group,
-      String eventId,
-      String eventType,
-      String requestHash,
-      int attempt,
-      String aggregateType,
-      String aggregateId,
-      long version,
-      boolean contiguous) {
-    VersionRows.ClaimAndGuard r =
-        versions.claimAndApply(
-            c,
-            group,
-            eventId,
-            eventType,
-            requestHash,
-            attempt,
-            aggregateType,
-            aggregateId,
-            version,
-            contiguous);
-    if (!r.claimed()) {
-      throw new Parking.ClaimTakenException();
-    }
-    if (r.applied()) {
-      return true;
-    }
-    // MONOTONIC refuses only a version the row already holds or passed.
-    if (!contiguous || (r.lastBefore() != null && version <= r.lastBefore())) {
-      return false;
-    }
-    Long last = versions.lastApplied(c, group, aggregateType, aggregateId);
-    if (last == null) {
-      throw new ConsumePipeline.VersionRowMissingException(aggregateType + "/" + aggregateId);
-    }
-    if (version <= last) {
-      return false;
-    }
-    throw new ConsumePipeline.GapException(last);
-  }
-
   /**
    * After the claim transaction committed: its row exists now (created in the claim on MariaDB), so
    * later claims of the aggregate skip the insert. Only after the commit: a rolled-back claim took

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.store.TxmsgStore;
 import io.txmsg.store.consume.ConsumeLog;
-import io.txmsg.store.consume.ConsumeStatus;
 import io.txmsg.store.consume.VersionRows;
 import io.txmsg.store.schema.SchemaInstaller;
 import io.txmsg.testkit.db.DatabaseFixture;
@@ -41,8 +40,6 @@ class VersionGuardConcurrencyTest {
   enum Way {
     OWN_TRANSACTION,
     UPSERT,
-    /** PostgreSQL's default: the claim and the upsert in one statement. */
-    CLAIM_AND_UPSERT,
     IN_CLAIM
   }
 
@@ -52,7 +49,6 @@ class VersionGuardConcurrencyTest {
       out.add(Arguments.of(kind, Way.OWN_TRANSACTION));
       if (kind == TestDatabase.POSTGRESQL) {
         out.add(Arguments.of(kind, Way.UPSERT));
-        out.add(Arguments.of(kind, Way.CLAIM_AND_UPSERT));
       }
       if (kind == TestDatabase.MARIADB) {
         out.add(Arguments.of(kind, Way.IN_CLAIM));
@@ -67,9 +63,7 @@ class VersionGuardConcurrencyTest {
   }
 
   private static VersionRows rows(DatabaseFixture db, TxmsgStore store, Way way) {
-    boolean upsert = way == Way.UPSERT || way == Way.CLAIM_AND_UPSERT;
-    return new VersionRows(
-        db.dataSource(), store, upsert, way == Way.IN_CLAIM, way == Way.CLAIM_AND_UPSERT);
+    return new VersionRows(db.dataSource(), store, way == Way.UPSERT, way == Way.IN_CLAIM);
   }
 
   private static final java.util.concurrent.atomic.AtomicLong EVENTS =
@@ -95,32 +89,16 @@ class VersionGuardConcurrencyTest {
     try (Connection c = db.dataSource().getConnection()) {
       c.setAutoCommit(false);
       c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-      ConsumeLog consumeLog = new ConsumeLog(db.dataSource(), store);
       try {
-        boolean applied;
-        if (guard.claimsWithGuard()) {
-          // The pipeline's first statement: the claim and the guard together.
-          applied =
-              guard.claimAndApply(
-                  c, "g", eventId, "T", "h", 1, "Order", aggregate, version, contiguous);
-        } else {
-          // The pipeline's first statement: the consume-log claim, then the guard.
-          assertThat(consumeLog.claim(c, "g", eventId, "T", "h", 1)).isTrue();
-          applied = guard.apply(c, "g", "Order", aggregate, version, eventId, contiguous);
-        }
+        // The pipeline's first statement: the consume-log claim, then the guard.
+        assertThat(new ConsumeLog(db.dataSource(), store).claim(c, "g", eventId, "T", "h", 1))
+            .isTrue();
+        boolean applied = guard.apply(c, "g", "Order", aggregate, version, eventId, contiguous);
         c.commit();
         guard.committed("g", "Order", aggregate);
-        if (guard.claimsWithGuard()) {
-          // The claim row was written with the verdict: a stale version is recorded as such.
-          assertThat(consumeLog.find("g", eventId).getStatus())
-              .isEqualTo(applied ? ConsumeStatus.SUCCESS : ConsumeStatus.SKIPPED_STALE);
-        }
         return applied ? Decision.APPLIED : Decision.STALE;
       } catch (ConsumePipeline.GapException gap) {
         c.rollback();
-        if (guard.claimsWithGuard()) {
-          assertThat(consumeLog.find("g", eventId)).as("a gap's claim row").isNull();
-        }
         return Decision.GAP;
       } catch (Exception | Error e) {
         c.rollback();
@@ -242,7 +220,7 @@ class VersionGuardConcurrencyTest {
           java.sql.Statement st = c.createStatement()) {
         st.executeUpdate("DELETE FROM txmsg_aggregate_version");
       }
-      if (way != Way.UPSERT && way != Way.CLAIM_AND_UPSERT) { // an upsert creates it again
+      if (way != Way.UPSERT) {
         // The row was remembered as existing: this delivery fails (transient) and forgets it.
         org.assertj.core.api.Assertions.assertThatThrownBy(
                 () -> attempt(db, store, guard, "o1", 2, false))
@@ -287,59 +265,6 @@ class VersionGuardConcurrencyTest {
           assertThat(lastApplied(rows, prefix + a)).as(prefix + a).isEqualTo(2);
         }
       }
-    }
-  }
-
-  /** PostgreSQL when enabled (the only dialect that claims with the guard in one statement). */
-  static Stream<TestDatabase> postgres() {
-    return TestDatabases.enabled().filter(k -> k == TestDatabase.POSTGRESQL);
-  }
-
-  /**
-   * The case the one-statement claim's snapshot cannot decide: a CONTIGUOUS claim of version 2
-   * waits on the row of a concurrent claim of version 2, whose commit makes it stale. Its
-   * statement's snapshot still says 1 (a gap, had it been believed); the read after it says 2.
-   */
-  @ParameterizedTest(name = "{0}", allowZeroInvocations = true)
-  @MethodSource("postgres")
-  @Timeout(120)
-  void aClaimThatWaitedForTheSameVersionsCommitIsStaleNotAGap(TestDatabase kind) throws Exception {
-    try (DatabaseFixture db = kind.open()) {
-      TxmsgStore store = install(db);
-      VersionRows rows = rows(db, store, Way.CLAIM_AND_UPSERT);
-      VersionGuard guard = new VersionGuard(rows);
-      assertThat(attempt(db, store, guard, "o1", 1, true)).isEqualTo(Decision.APPLIED);
-      ExecutorService waiter = Executors.newSingleThreadExecutor();
-      try (Connection first = db.dataSource().getConnection();
-          Connection watch = db.dataSource().getConnection()) {
-        first.setAutoCommit(false);
-        assertThat(guard.claimAndApply(first, "g", "e-first", "T", "h", 1, "Order", "o1", 2, true))
-            .isTrue(); // holds the version row's lock until it commits
-        Future<Decision> second = waiter.submit(() -> attempt(db, store, guard, "o1", 2, true));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!waitingOnALock(watch)) {
-          assertThat(System.nanoTime())
-              .as("the second claim waits on the row")
-              .isLessThan(deadline);
-          Thread.sleep(20);
-        }
-        first.commit();
-        assertThat(second.get(30, TimeUnit.SECONDS)).isEqualTo(Decision.STALE);
-      } finally {
-        waiter.shutdownNow();
-      }
-      assertThat(lastApplied(rows, "o1")).isEqualTo(2);
-    }
-  }
-
-  private static boolean waitingOnALock(Connection watch) throws Exception {
-    try (java.sql.Statement st = watch.createStatement();
-        java.sql.ResultSet rs =
-            st.executeQuery(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
-                    + " AND wait_event_type = 'Lock' AND query LIKE '%aggregate_version%'")) {
-      rs.next();
-      return rs.getInt(1) > 0;
     }
   }
 

@@ -1,6 +1,5 @@
 package io.txmsg.store.consume;
 
-import java.util.Map;
 import org.apache.ibatis.annotations.Param;
 
 /**
@@ -60,23 +59,4 @@ interface AggregateVersionMapper {
       @Param("aggregateId") String aggregateId,
       @Param("version") long version,
       @Param("eventId") String eventId);
-
-  /**
-   * PostgreSQL only: the consume-log claim (status {@code applied} or {@code stale}) and the upsert
-   * of the rule in one statement. Keys {@code status} (what the claim row says) and {@code
-   * last_before} (the version row as the statement's snapshot saw it, null when none); a duplicate
-   * claim key fails the statement (SQLState 23505).
-   */
-  Map<String, Object> claimAndUpsert(
-      @Param("group") String group,
-      @Param("eventId") String eventId,
-      @Param("eventType") String eventType,
-      @Param("requestHash") String requestHash,
-      @Param("attempt") int attempt,
-      @Param("aggregateType") String aggregateType,
-      @Param("aggregateId") String aggregateId,
-      @Param("version") long version,
-      @Param("contiguous") boolean contiguous,
-      @Param("applied") ConsumeStatus applied,
-      @Param("stale") ConsumeStatus stale);
 }

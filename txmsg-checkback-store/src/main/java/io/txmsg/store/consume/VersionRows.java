@@ -4,7 +4,6 @@ import io.txmsg.store.TxmsgStore;
 import io.txmsg.store.tx.SqlStates;
 import io.txmsg.store.tx.StoreTransactions;
 import java.sql.Connection;
-import java.util.Map;
 import javax.sql.DataSource;
 
 /**
@@ -15,8 +14,7 @@ import javax.sql.DataSource;
  *   <li><b>PostgreSQL</b>: one {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE <rule>} in the
  *       claim transaction. A conflict is not an error there (nothing aborts the transaction), and a
  *       concurrent inserter of the same key is waited for and then judged against its committed row
- *       (or inserts if that one rolled back). The consume-log claim and this upsert run as one
- *       statement ({@link #claimAndApply}).
+ *       (or inserts if that one rolled back).
  *   <li><b>MariaDB</b>: in the claim transaction, a row not known to exist is created by an insert
  *       that never fails on a duplicate and locks an existing row exclusively at once (a no-op
  *       {@code ON DUPLICATE KEY UPDATE}, never INSERT IGNORE, whose shared lock deadlocks two
@@ -27,10 +25,8 @@ import javax.sql.DataSource;
  * </ul>
  *
  * <p>The system property {@value #OWN_TRANSACTION_PROPERTY}{@code =true} makes MariaDB create the
- * row in a transaction of its own as H2 does (the path before the in-claim insert), and {@value
- * #SEPARATE_CLAIM_PROPERTY}{@code =true} makes PostgreSQL run the claim and the upsert as two
- * statements (the path before {@link #claimAndApply}); both are read when the rows are constructed:
- * for comparing the paths in the benchmark, not settings.
+ * row in a transaction of its own as H2 does (the path before the in-claim insert), read when the
+ * rows are constructed: for comparing the two, not a setting.
  */
 public final class VersionRows {
   private final TxmsgStore store;
@@ -39,12 +35,8 @@ public final class VersionRows {
   /** See the class comment: MariaDB's version row in a transaction of its own, for comparison. */
   public static final String OWN_TRANSACTION_PROPERTY = "txmsg.internal.versionRowOwnTransaction";
 
-  /** See the class comment: PostgreSQL's claim and guard as two statements, for comparison. */
-  public static final String SEPARATE_CLAIM_PROPERTY = "txmsg.internal.guardSeparateFromClaim";
-
   private final boolean upsert;
   private final boolean createInClaim;
-  private final boolean claimWithGuard;
 
   /** Rows reached the way the dialect does best. */
   public VersionRows(DataSource dataSource, TxmsgStore store) {
@@ -53,8 +45,7 @@ public final class VersionRows {
         store,
         store.dialect().upsertsVersionRows(),
         store.dialect().createsVersionRowsInClaim()
-            && !Boolean.getBoolean(OWN_TRANSACTION_PROPERTY),
-        store.dialect().upsertsVersionRows() && !Boolean.getBoolean(SEPARATE_CLAIM_PROPERTY));
+            && !Boolean.getBoolean(OWN_TRANSACTION_PROPERTY));
   }
 
   /**
@@ -77,24 +68,6 @@ public final class VersionRows {
    */
   public VersionRows(
       DataSource dataSource, TxmsgStore store, boolean upsert, boolean createInClaim) {
-    this(dataSource, store, upsert, createInClaim, false);
-  }
-
-  /**
-   * As {@link #VersionRows(DataSource, TxmsgStore, boolean, boolean)}; {@code claimWithGuard} runs
-   * the claim and the upsert as one statement ({@link #claimAndApply}; needs {@code upsert}).
-   *
-   * @throws IllegalArgumentException for a way the dialect does not have
-   */
-  public VersionRows(
-      DataSource dataSource,
-      TxmsgStore store,
-      boolean upsert,
-      boolean createInClaim,
-      boolean claimWithGuard) {
-    if (claimWithGuard && !upsert) {
-      throw new IllegalArgumentException("the claim runs with the guard only beside its upsert");
-    }
     if (upsert && !store.dialect().upsertsVersionRows()) {
       throw new IllegalArgumentException(store.dialect() + " has no version-row upsert");
     }
@@ -106,85 +79,6 @@ public final class VersionRows {
     this.transactions = new StoreTransactions(dataSource, store);
     this.upsert = upsert;
     this.createInClaim = createInClaim;
-    this.claimWithGuard = claimWithGuard;
-  }
-
-  /**
-   * True when the consume-log claim and the guard run as one statement ({@link #claimAndApply},
-   * PostgreSQL); otherwise the caller claims, then calls {@link #apply}.
-   */
-  public boolean claimsWithGuard() {
-    return claimWithGuard;
-  }
-
-  /**
-   * What {@link #claimAndApply} did.
-   *
-   * @param claimed false: the claim's key was taken (a concurrent or earlier delivery, or a parked
-   *     row); the statement failed and PostgreSQL has aborted the transaction: roll back
-   * @param applied the guard applied the version; the claim row says SUCCESS. When false the claim
-   *     row says SKIPPED_STALE: commit it only for a stale version, roll back a gap
-   * @param lastBefore the row's last applied version as the statement's snapshot saw it (null: no
-   *     row, or none applied): never newer than the row the guard judged, so {@code version <=
-   *     lastBefore} proves the version stale; otherwise {@link #lastApplied} tells
-   */
-  public record ClaimAndGuard(boolean claimed, boolean applied, Long lastBefore) {}
-
-  /**
-   * The consume-log claim and the guard in ONE statement on the claim transaction's connection
-   * (PostgreSQL, {@link #claimsWithGuard()}): the claim row is inserted SUCCESS when the rule
-   * applies the version (monotonic: newer than the last applied, or none yet; {@code contiguous}:
-   * exactly last + 1, or none yet), SKIPPED_STALE when it does not.
-   *
-   * @throws IllegalStateException when this instance does not claim with the guard
-   */
-  public ClaimAndGuard claimAndApply(
-      Connection c,
-      String group,
-      String eventId,
-      String eventType,
-      String requestHash,
-      int attempt,
-      String aggregateType,
-      String aggregateId,
-      long version,
-      boolean contiguous) {
-    if (!claimWithGuard) {
-      throw new IllegalStateException("these version rows do not claim with the guard");
-    }
-    Map<String, Object> row;
-    try {
-      row =
-          store.on(
-              c,
-              AggregateVersionMapper.class,
-              m ->
-                  m.claimAndUpsert(
-                      group,
-                      eventId,
-                      eventType,
-                      requestHash,
-                      attempt,
-                      aggregateType,
-                      aggregateId,
-                      version,
-                      contiguous,
-                      ConsumeStatus.SUCCESS,
-                      ConsumeStatus.SKIPPED_STALE));
-    } catch (RuntimeException e) {
-      if (SqlStates.isDuplicateKey(e)) {
-        return new ClaimAndGuard(false, false, null);
-      }
-      throw e;
-    }
-    Object status = row.get("status");
-    if (!ConsumeStatus.SUCCESS.name().equals(status)
-        && !ConsumeStatus.SKIPPED_STALE.name().equals(status)) {
-      throw new IllegalStateException("claim of " + group + "/" + eventId + " wrote " + status);
-    }
-    Number last = (Number) row.get("last_before");
-    return new ClaimAndGuard(
-        true, ConsumeStatus.SUCCESS.name().equals(status), last == null ? null : last.longValue());
   }
 
   /**
