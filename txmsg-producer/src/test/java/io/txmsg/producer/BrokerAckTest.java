@@ -51,8 +51,7 @@ class BrokerAckTest {
         ids.add("evt-" + id);
       }
       for (String eventId : ids) {
-        assertThat(
-                await(Duration.ofSeconds(20), () -> h.journalStatus(eventId) == JournalStatus.SENT))
+        assertThat(await(DELIVERY, () -> h.journalStatus(eventId) == JournalStatus.SENT))
             .as(eventId + " SENT")
             .isTrue();
         assertThat(h.journal(eventId).getBrokerMessageId()).isNotBlank();
@@ -121,9 +120,7 @@ class BrokerAckTest {
                 h.txmsg.template().publish(h.message(id, 10));
               });
       String eventId = "evt-" + id;
-      assertThat(
-              await(Duration.ofSeconds(20), () -> h.journalStatus(eventId) == JournalStatus.SENT))
-          .isTrue();
+      assertThat(await(DELIVERY, () -> h.journalStatus(eventId) == JournalStatus.SENT)).isTrue();
       assertThat(await(DELIVERY, () -> h.deliveryCount(eventId) >= 1)).isTrue();
       Thread.sleep(1000);
       assertThat(h.deliveryCount(eventId)).isEqualTo(1);

@@ -231,7 +231,7 @@ class JoinedPublishTest {
       for (String eventId : events) {
         assertThat(
                 await(
-                    Duration.ofSeconds(20),
+                    DELIVERY,
                     () -> h.journalStatus(eventId) == io.txmsg.store.journal.JournalStatus.SENT))
             .as("%s SENT", eventId)
             .isTrue();

@@ -139,8 +139,7 @@ class OutboxTest {
       assertThat(r.brokerAcknowledged()).as("SEND_OK of the immediate send").isTrue();
       assertThat(r.publishedEventIds()).isEmpty();
       assertThat(h.paymentExists(id)).isTrue();
-      assertThat(
-              await(Duration.ofSeconds(20), () -> h.journalStatus(eventId) == JournalStatus.SENT))
+      assertThat(await(DELIVERY, () -> h.journalStatus(eventId) == JournalStatus.SENT))
           .as("SENT by the batched SEND_OK record")
           .isTrue();
       JournalRow row = h.journal(eventId);
@@ -532,12 +531,8 @@ class OutboxTest {
         assertThat(h.txmsg.reconciler().runOnce().republished())
             .as("the HALF_MESSAGE producer sends the SEND row")
             .isEqualTo(1);
-        assertThat(await(Duration.ofSeconds(20), () -> seenOnNormal.containsKey("out-" + send)))
-            .isTrue();
-        assertThat(
-                await(
-                    Duration.ofSeconds(20),
-                    () -> h.journalStatus("out-" + send) == JournalStatus.SENT))
+        assertThat(await(DELIVERY, () -> seenOnNormal.containsKey("out-" + send))).isTrue();
+        assertThat(await(DELIVERY, () -> h.journalStatus("out-" + send) == JournalStatus.SENT))
             .as("confirmed by the HALF_MESSAGE store's confirm group (publishTopics)")
             .isTrue();
       }

@@ -39,6 +39,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  * keeps production-like settings), a resolver that cannot answer, and the reconciler.
  */
 class ReconcilerTest {
+  /**
+   * Bound on a delivery or a confirmation (SENT comes from one): on CI's loaded two-core machine a
+   * first delivery has taken more than 40 s; only a failure waits this long.
+   */
+  private static final Duration DELIVERY = Duration.ofSeconds(60);
+
   private static final String DB = "io.txmsg.testkit.transport.TestTransport#realWithDatabases";
   private static EmbeddedRocketMQ givingUp;
 
@@ -110,9 +116,7 @@ class ReconcilerTest {
       } else {
         assertThat(h.journal(eventId).getLastErrorCode()).isNotEqualTo("BROKER_GAVE_UP");
       }
-      assertThat(
-              await(Duration.ofSeconds(20), () -> h.journalStatus(eventId) == JournalStatus.SENT))
-          .isTrue();
+      assertThat(await(DELIVERY, () -> h.journalStatus(eventId) == JournalStatus.SENT)).isTrue();
       Thread.sleep(2000);
       assertThat(h.deliveryCount(eventId)).isEqualTo(1);
     }
@@ -237,7 +241,7 @@ class ReconcilerTest {
       Reconciler.Round round = h.txmsg.reconciler().runOnce();
       assertThat(round.republished()).isEqualTo(25);
       for (String id : ids) {
-        assertThat(await(Duration.ofSeconds(30), () -> h.journalStatus(id) == JournalStatus.SENT))
+        assertThat(await(DELIVERY, () -> h.journalStatus(id) == JournalStatus.SENT))
             .as(id)
             .isTrue();
       }
@@ -331,7 +335,7 @@ class ReconcilerTest {
                     .confirmation(DeliveryConfirmation.PROXY_ACK))) {
       List<String> ids = insertDueRows(h, h.topic, 40); // one commit: one tick sees them all
       for (String id : ids) {
-        assertThat(await(Duration.ofSeconds(30), () -> h.journalStatus(id) == JournalStatus.SENT))
+        assertThat(await(DELIVERY, () -> h.journalStatus(id) == JournalStatus.SENT))
             .as(id)
             .isTrue();
       }

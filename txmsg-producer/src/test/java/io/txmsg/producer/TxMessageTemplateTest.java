@@ -125,7 +125,7 @@ class TxMessageTemplateTest {
     assertThat(r.alreadyCommitted()).isFalse();
     assertThat(h.paymentExists(id)).isTrue();
     String eventId = "evt-" + id;
-    assertThat(await(Duration.ofSeconds(20), () -> h.journalStatus(eventId) == JournalStatus.SENT))
+    assertThat(await(DELIVERY, () -> h.journalStatus(eventId) == JournalStatus.SENT))
         .as("confirm consumer marks the row SENT")
         .isTrue();
     assertThat(await(DELIVERY, () -> h.deliveryCount(eventId) >= 1)).isTrue();
@@ -165,9 +165,7 @@ class TxMessageTemplateTest {
         }
         java.util.Set<String> messageIds = new java.util.HashSet<>();
         for (String eventId : eventIds) {
-          assertThat(
-                  await(
-                      Duration.ofSeconds(20), () -> h.journalStatus(eventId) == JournalStatus.SENT))
+          assertThat(await(DELIVERY, () -> h.journalStatus(eventId) == JournalStatus.SENT))
               .as(eventId + " SENT (batch size " + size + ")")
               .isTrue();
           JournalRow row = h.journal(eventId);
