@@ -573,7 +573,8 @@ public final class ClusterMain {
   /**
    * Commits the group's consume offset at each queue's first message where the group has none yet,
    * so that a group that has never consumed the topic starts at its beginning whatever the timing
-   * of its first rebalance (see EmbeddedRocketMQ#startGroupAtFirstMessage).
+   * of its first rebalance (see EmbeddedRocketMQ#startGroupAtFirstMessage), and persists them so
+   * that they survive a kill of the cluster.
    */
   private String startAtFirstMessage(String group, String topic) throws Exception {
     TopicConfig config = broker.getTopicConfigManager().selectTopicConfig(topic);
@@ -587,6 +588,11 @@ public final class ClusterMain {
         broker.getConsumerOffsetManager().commitOffset("testkit", group, topic, q, min);
         set++;
       }
+    }
+    if (set > 0) {
+      // Written to the store now: the broker persists offsets every flushConsumerOffsetInterval
+      // (5 s), and a test that stops the cluster (a kill) sooner would restart it without them.
+      broker.getConsumerOffsetManager().persist();
     }
     return "OK " + set;
   }

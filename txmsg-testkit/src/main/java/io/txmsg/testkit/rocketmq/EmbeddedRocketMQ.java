@@ -336,6 +336,8 @@ public final class EmbeddedRocketMQ implements AutoCloseable {
    * already stored, else the client asks for the queue's max offset: a message stored between the
    * two answers is never delivered to that group. With an offset committed here, both transports'
    * first pull starts at the queue's first message. Queues where the group has an offset keep it.
+   * The offsets are written to the store at once, so they survive a {@link #stop()} (a kill) right
+   * after this call.
    */
   public void startGroupAtFirstMessage(String group, String topic) {
     requireName(group, "group");

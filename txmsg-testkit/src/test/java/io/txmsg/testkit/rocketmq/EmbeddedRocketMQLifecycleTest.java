@@ -92,12 +92,19 @@ class EmbeddedRocketMQLifecycleTest {
 
   @Test
   @Order(2)
-  void restartKeepsPortsAndTopics() throws Exception {
+  void restartKeepsPortsTopicsAndAGroupsFirstMessageStart() throws Exception {
     long before = second.pid();
     String endpoint = second.grpcEndpoint();
     second.createTopic("survives-restart", TopicType.NORMAL);
+    // Killed right after: sooner than the broker's own periodic flush of consume offsets (5 s).
+    second.startGroupAtFirstMessage("starts-at-first", "survives-restart");
 
     second.restart();
+
+    assertThat(second.describeQueues("survives-restart", "starts-at-first"))
+        .as("the group's start offsets after a kill")
+        .doesNotContain("@-")
+        .contains("@0");
 
     assertThat(second.pid()).isNotEqualTo(before);
     assertThat(ProcessHandle.of(before).map(ProcessHandle::isAlive))
