@@ -174,6 +174,9 @@ class JpaHandlerTest {
         // Attempt 1 wrote and failed (rolled back), attempt 2 applied.
         await(() -> applied.countByEventId(eventId) == 1);
 
+        // The confirm group records the delivery SENT; wait for it, or it could mark the row SENT
+        // again after the UPDATE below (it accepts RETRY rows) and leave the drain nothing.
+        await(() -> "SENT".equals(journalStatus(db, eventId)));
         // The same event again, byte-identical, as the reconciler republishes it.
         try (Connection c = db.dataSource().getConnection();
             PreparedStatement ps =
@@ -193,6 +196,19 @@ class JpaHandlerTest {
             .hasSize(1);
         assertThat(applied.countByEventId(eventId)).as("applied once").isEqualTo(1);
       }
+    }
+  }
+
+  private static String journalStatus(DatabaseFixture db, String eventId) {
+    try (Connection c = db.dataSource().getConnection();
+        PreparedStatement ps =
+            c.prepareStatement("SELECT status FROM txmsg_journal WHERE event_id = ?")) {
+      ps.setString(1, eventId);
+      try (java.sql.ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getString(1) : null;
+      }
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException(e);
     }
   }
 
