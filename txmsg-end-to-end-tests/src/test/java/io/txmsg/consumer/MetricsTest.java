@@ -87,10 +87,13 @@ class MetricsTest {
       await(
           "gap",
           DELIVERY,
-          // The gap is counted before the delivery's outcome (retry) is: wait for both.
+          // The gap is counted before the delivery's outcome (retry) is, and the outcome before
+          // its latency and age are recorded: wait for all of them.
           () ->
               count(registry, "txmsg.version.gap", null, null) >= 1
-                  && count(registry, "txmsg.consume", "outcome", "retry") >= 1);
+                  && count(registry, "txmsg.consume", "outcome", "retry") >= 1
+                  && timed(registry, "txmsg.consume.latency") >= 3
+                  && timed(registry, "txmsg.consume.age") >= 3);
 
       assertThat(
               registry
@@ -145,6 +148,11 @@ class MetricsTest {
                   .filter(n -> !n.startsWith("txmsg.")))
           .isEmpty();
     }
+  }
+
+  /** How many times the timers of this name recorded. */
+  private static long timed(SimpleMeterRegistry r, String name) {
+    return r.find(name).timers().stream().mapToLong(t -> t.count()).sum();
   }
 
   private static double count(SimpleMeterRegistry r, String name, String tag, String value) {
