@@ -166,6 +166,9 @@ public final class JournalCheckbackResolver implements CheckbackResolver {
         return new Decision(Resolution.ROLLBACK, "fenced");
       case EXISTS:
         if (fence.existingState() == AttemptState.COMMITTED) {
+          // The attempt committed while this check-back waited on its key: counted on its row
+          // like every check-back that finds a committed attempt.
+          recordCheckback(request.eventId(), request.attemptId());
           return new Decision(Resolution.COMMIT, "found");
         }
         return fence.existingState() == null
