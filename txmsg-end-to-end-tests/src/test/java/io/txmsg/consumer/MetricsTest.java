@@ -2,6 +2,7 @@ package io.txmsg.consumer;
 
 import static io.txmsg.consumer.ConsumerHarness.REAL;
 import static io.txmsg.consumer.ConsumerHarness.await;
+import static io.txmsg.testkit.transport.TestTransport.DELIVERY;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.Meter;
@@ -28,9 +29,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /** The documented meter names and tags, from real producer and consumer runs. */
 class MetricsTest {
-  /** Bound on a delivery: on CI's loaded machine a first one has taken more than 40 s. */
-  private static final Duration DELIVERY = Duration.ofSeconds(60);
-
   @ParameterizedTest
   @MethodSource(REAL)
   void producerAndConsumerMetersHaveTheDocumentedNamesAndBoundedTags(

@@ -2,6 +2,7 @@ package io.txmsg.consumer;
 
 import static io.txmsg.consumer.ConsumerHarness.REAL;
 import static io.txmsg.consumer.ConsumerHarness.await;
+import static io.txmsg.testkit.transport.TestTransport.DELIVERY;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import brave.Tracing;
@@ -65,12 +66,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  * a check-back or a republish by the reconciler on another thread.
  */
 class TracingTest {
-  /**
-   * Bound on a delivery (a first one, or a replay's): on CI's loaded two-core machine a first
-   * delivery has taken more than 40 s; only a failure waits this long.
-   */
-  private static final Duration DELIVERY = Duration.ofSeconds(60);
-
   private final List<MutableSpan> spans = new CopyOnWriteArrayList<>();
   private Tracing tracing;
   private Tracer tracer;

@@ -104,6 +104,11 @@ public final class JournalCheckbackResolver implements CheckbackResolver {
     long start = System.nanoTime();
     try {
       Decision d = decide(request);
+      if (d.resolution() == Resolution.COMMIT) {
+        // Every COMMIT found a committed attempt: counted on its journal row, whichever read
+        // found it (an incident counter; the answer stands if the count fails).
+        recordCheckback(request.eventId(), request.attemptId());
+      }
       metrics.checkback(d.resolution().name(), d.reason(), System.nanoTime() - start);
       // COMMIT of a found row is the common answer: DEBUG, so a check storm does not flood the
       // log; everything an operator investigates (UNKNOWN, ROLLBACK, fenced) stays at INFO.
@@ -138,14 +143,12 @@ public final class JournalCheckbackResolver implements CheckbackResolver {
     AttemptState state = attempts.read(request.attemptId());
     if (state != null) {
       if (state == AttemptState.COMMITTED) {
-        recordCheckback(request.eventId(), request.attemptId());
         return new Decision(Resolution.COMMIT, "found");
       }
       return new Decision(Resolution.ROLLBACK, "tombstone");
     }
     JournalRow row = journal.find(request.eventId());
     if (row != null) {
-      recordCheckback(request.eventId(), request.attemptId());
       // Another attempt's row: the journal key already fences this one.
       return request.attemptId().equals(row.getAttemptId())
           ? new Decision(Resolution.COMMIT, "found")
@@ -165,10 +168,7 @@ public final class JournalCheckbackResolver implements CheckbackResolver {
             LogSafe.escape(request.attemptId()));
         return new Decision(Resolution.ROLLBACK, "fenced");
       case EXISTS:
-        if (fence.existingState() == AttemptState.COMMITTED) {
-          // The attempt committed while this check-back waited on its key: counted on its row
-          // like every check-back that finds a committed attempt.
-          recordCheckback(request.eventId(), request.attemptId());
+        if (fence.existingState() == AttemptState.COMMITTED) { // committed while we waited
           return new Decision(Resolution.COMMIT, "found");
         }
         return fence.existingState() == null

@@ -2,6 +2,7 @@ package io.txmsg.producer;
 
 import static io.txmsg.producer.ProducerHarness.await;
 import static io.txmsg.producer.ProducerHarness.pays;
+import static io.txmsg.testkit.transport.TestTransport.DELIVERY;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.api.DeliveryConfirmation;
@@ -27,13 +28,6 @@ import org.springframework.transaction.support.TransactionTemplate;
  * republishAfter with the one duplicate the confirmation's Javadoc states.
  */
 class BrokerAckTest {
-  /**
-   * How long the harness's observer group may take to see a message: over remoting a pull that was
-   * suspended just before the message arrived can hold it up to the client's 30 s timeout (the same
-   * bound as ReconcilerTest's; CI-like runs here saw 30 s missed once).
-   */
-  private static final Duration DELIVERY = Duration.ofSeconds(60);
-
   private static final String REMOTING =
       "io.txmsg.testkit.transport.TestTransport#remotingWithDatabases";
 

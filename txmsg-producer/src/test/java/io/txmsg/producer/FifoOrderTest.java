@@ -1,5 +1,6 @@
 package io.txmsg.producer;
 
+import static io.txmsg.testkit.transport.TestTransport.DELIVERY;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.api.DeliveryMode;
@@ -43,12 +44,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  * row to the reconciler, which keeps the order too.
  */
 class FifoOrderTest {
-  /**
-   * Bound on a delivery or a confirmation (SENT comes from one): on CI's loaded two-core machine a
-   * first delivery has taken more than 40 s; only a failure waits this long.
-   */
-  private static final Duration DELIVERY = Duration.ofSeconds(60);
-
   private static final String REAL = "io.txmsg.testkit.transport.TestTransport#realWithDatabases";
   private static final int AGGREGATES = 4;
   private static final int THREADS_PER_PRODUCER = 3;

@@ -2,6 +2,7 @@ package io.txmsg.producer;
 
 import static io.txmsg.producer.ProducerHarness.await;
 import static io.txmsg.producer.ProducerHarness.pays;
+import static io.txmsg.testkit.transport.TestTransport.DELIVERY;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txmsg.api.ProducerInterceptor;
@@ -28,12 +29,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  * is never taken over while it beats.
  */
 class InstanceTakeoverTest {
-  /**
-   * Bound on a delivery or a confirmation (SENT comes from one): on CI's loaded two-core machine a
-   * first delivery has taken more than 40 s; only a failure waits this long.
-   */
-  private static final Duration DELIVERY = Duration.ofSeconds(60);
-
   private static final String DB = "io.txmsg.testkit.transport.TestTransport#realWithDatabases";
 
   private static EmbeddedRocketMQ noChecks;

@@ -1,6 +1,7 @@
 package io.txmsg.producer;
 
 import static io.txmsg.producer.ProducerHarness.await;
+import static io.txmsg.testkit.transport.TestTransport.DELIVERY;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -70,8 +71,6 @@ import org.springframework.transaction.support.TransactionTemplate;
 @Execution(ExecutionMode.SAME_THREAD)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class JoinedPublishTest {
-  private static final Duration DELIVERY = Duration.ofSeconds(60);
-
   /** Long enough for the shared cluster to check a 2 s-old half message several times. */
   private static final Duration QUIET = Duration.ofSeconds(6);
 

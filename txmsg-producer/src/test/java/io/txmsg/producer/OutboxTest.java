@@ -3,6 +3,7 @@ package io.txmsg.producer;
 import static io.txmsg.producer.ProducerHarness.await;
 import static io.txmsg.producer.ProducerHarness.insertPayment;
 import static io.txmsg.producer.ProducerHarness.pays;
+import static io.txmsg.testkit.transport.TestTransport.DELIVERY;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -42,13 +43,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  * phantoms, idempotent retry.
  */
 class OutboxTest {
-  /**
-   * How long a test waits for the observer group to see a send: a liveness bound, not a speed goal.
-   * A remoting observer whose first route query or offset lookup timed out on the loaded CI machine
-   * picks its queues up with the next NameServer poll (30 s) and rebalance (20 s).
-   */
-  private static final Duration DELIVERY = Duration.ofSeconds(60);
-
   private static final String ALL = "io.txmsg.testkit.transport.TestTransport#withDatabases";
   private static final String REAL = "io.txmsg.testkit.transport.TestTransport#realWithDatabases";
 

@@ -3,6 +3,7 @@ package io.txmsg.producer;
 import static io.txmsg.producer.ProducerHarness.await;
 import static io.txmsg.producer.ProducerHarness.insertPayment;
 import static io.txmsg.producer.ProducerHarness.pays;
+import static io.txmsg.testkit.transport.TestTransport.DELIVERY;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -44,9 +45,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 class TxMessageTemplateTest {
   /** Every test runs on every transport (in-memory and gRPC) × every enabled database. */
   private static final String DB = "io.txmsg.testkit.transport.TestTransport#withDatabases";
-
-  /** Bounds a wait for the observer group to receive an event: only a failure waits this long. */
-  private static final Duration DELIVERY = Duration.ofSeconds(60);
 
   /**
    * Long enough for check-backs of a 2 s-old half message to have happened several times (the

@@ -12,6 +12,9 @@ import io.txmsg.consumer.TxConsumerSettings;
 import io.txmsg.consumer.spring.EnableTxConsumers;
 import io.txmsg.producer.TxProducer;
 import io.txmsg.producer.TxProducerSettings;
+import io.txmsg.store.TxmsgStore;
+import io.txmsg.store.journal.Journal;
+import io.txmsg.store.journal.JournalStatus;
 import io.txmsg.testkit.db.DatabaseFixture;
 import io.txmsg.testkit.db.TestDatabase;
 import io.txmsg.testkit.rocketmq.EmbeddedRocketMQ;
@@ -176,7 +179,16 @@ class JpaHandlerTest {
 
         // The confirm group records the delivery SENT; wait for it, or it could mark the row SENT
         // again after the UPDATE below (it accepts RETRY rows) and leave the drain nothing.
-        await(() -> "SENT".equals(journalStatus(db, eventId)));
+        Journal journal =
+            new Journal(db.dataSource(), TxmsgStore.detect(db.dataSource(), "txmsg_"));
+        await(
+            () -> {
+              try {
+                return journal.find(eventId).getStatus() == JournalStatus.SENT;
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            });
         // The same event again, byte-identical, as the reconciler republishes it.
         try (Connection c = db.dataSource().getConnection();
             PreparedStatement ps =
@@ -196,19 +208,6 @@ class JpaHandlerTest {
             .hasSize(1);
         assertThat(applied.countByEventId(eventId)).as("applied once").isEqualTo(1);
       }
-    }
-  }
-
-  private static String journalStatus(DatabaseFixture db, String eventId) {
-    try (Connection c = db.dataSource().getConnection();
-        PreparedStatement ps =
-            c.prepareStatement("SELECT status FROM txmsg_journal WHERE event_id = ?")) {
-      ps.setString(1, eventId);
-      try (java.sql.ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? rs.getString(1) : null;
-      }
-    } catch (java.sql.SQLException e) {
-      throw new IllegalStateException(e);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.txmsg.boot.jpa;
 
+import static io.txmsg.testkit.transport.TestTransport.DELIVERY;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -61,7 +62,6 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class JpaJoinedPublishTest {
-  private static final Duration DELIVERY = Duration.ofSeconds(60);
   private static final Duration QUIET = Duration.ofSeconds(6);
   private static final Map<String, Harness> HARNESS = new ConcurrentHashMap<>();
   private static volatile long lastNegative = System.nanoTime();

@@ -58,6 +58,16 @@ public enum TestTransport {
   };
 
   /**
+   * How long a test waits for a delivery or a confirmation (SENT comes from one) on a real
+   * transport: a liveness bound, not a speed goal; only a failure waits this long. On CI's loaded
+   * two-core machine first deliveries have taken more than 40 s: a remoting group whose first route
+   * query or offset lookup timed out picks its queues up with the next NameServer poll (30 s) and
+   * rebalance (20 s), and a pull suspended just before a message arrived can hold it up to the
+   * client's 30 s timeout.
+   */
+  public static final Duration DELIVERY = Duration.ofSeconds(60);
+
+  /**
    * The client request timeout of the test transports: longer than the 3 s default because the
    * suites share two cores with a forked cluster (and CI with other builds), where a client's first
    * route query at start can take seconds. Production keeps the default.
